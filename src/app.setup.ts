@@ -1,0 +1,44 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppModule } from './app.module.js';
+import { GlobalExceptionFilter } from './common/domain-exception.filter.js';
+import type { KurateConfig } from './config/kurate-config.js';
+import { configureViews } from './web/view-engine.js';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Everything that makes the app what it is, shared by main.ts, the tests and the benchmarks. */
+export function configureApp(app: NestExpressApplication, config: KurateConfig): void {
+  app.useBodyParser('json', { limit: config.http.maxBodyBytes });
+  app.useBodyParser('urlencoded', { limit: config.http.maxBodyBytes, extended: false });
+  app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
+  app.useGlobalFilters(new GlobalExceptionFilter());
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  configureViews(app, PROJECT_ROOT);
+  const openApi = new DocumentBuilder()
+    .setTitle('Kurate')
+    .setDescription('Pages, revisions, the Page Graph and search. Errors are JSON: {statusCode, error, message, code?}.')
+    .setVersion('0.1.0')
+    .build();
+  SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi), { jsonDocumentUrl: 'api/docs/openapi.json' });
+}
+
+export async function createApp(config: KurateConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: loggerLevels(config.logLevel),
+  });
+  configureApp(app, config);
+  app.enableShutdownHooks();
+  return app;
+}
+
+function loggerLevels(level: KurateConfig['logLevel']) {
+  const order = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+  return order.slice(0, order.indexOf(level) + 1) as ('error' | 'warn' | 'log' | 'debug' | 'verbose')[];
+}

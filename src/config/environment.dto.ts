@@ -1,0 +1,63 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toBool = ({ value }: { value: unknown }) => {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  return value;
+};
+
+export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+
+/** Every environment variable Kurate reads, with the rule it must satisfy. Documented in README "Configuration". */
+export class EnvironmentDto {
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// connection URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_DATA_DIR?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(0)
+  @Max(65535)
+  PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_HOST?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_DEFAULT_AUTHOR?: string;
+
+  @IsOptional()
+  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  KURATE_LOG_LEVEL?: (typeof LOG_LEVELS)[number];
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'must be a whole number of bytes' })
+  @Min(1024)
+  KURATE_MAX_BODY_BYTES?: number;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  KURATE_DB_SSL?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt({ message: 'must be a whole number' })
+  @Min(1)
+  @Max(200)
+  KURATE_DB_POOL_SIZE?: number;
+}

@@ -1,0 +1,64 @@
+import { Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
+import type { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { KurateConfig } from '../config/kurate-config.js';
+import { openEmbeddedPostgres } from './embedded-postgres.js';
+import { migrate } from './migration-runner.js';
+
+export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
+
+/** Owns the embedded PGlite instance (when there is no DATABASE_URL) and closes it after TypeORM lets go. */
+@Module({
+  providers: [
+    {
+      provide: EMBEDDED_POSTGRES,
+      inject: [KurateConfig],
+      useFactory: async (config: KurateConfig): Promise<PGlite | null> =>
+        config.database.kind === 'embedded'
+          ? openEmbeddedPostgres(config.database.dataDir, config.database.snapshot)
+          : null,
+    },
+  ],
+  exports: [EMBEDDED_POSTGRES],
+})
+class EmbeddedPostgresModule implements OnApplicationShutdown {
+  constructor(@Inject(EMBEDDED_POSTGRES) private readonly pglite: PGlite | null) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.pglite && !this.pglite.closed) await this.pglite.close();
+  }
+}
+
+function dataSourceOptions(config: KurateConfig, pglite: PGlite | null): TypeOrmModuleOptions {
+  const common = { type: 'postgres' as const, autoLoadEntities: true, synchronize: false, migrationsRun: false, logging: false };
+  if (config.database.kind === 'postgres') {
+    return {
+      ...common,
+      url: config.database.url,
+      ssl: config.database.ssl ? { rejectUnauthorized: false } : false,
+      extra: { max: config.database.poolSize },
+    };
+  }
+  // PGlite is a single backend: one pooled connection, handed to node-postgres in-process.
+  return { ...common, extra: { ...createPgConfig(pglite!), max: 1 } };
+}
+
+@Module({
+  imports: [
+    EmbeddedPostgresModule,
+    TypeOrmModule.forRootAsync({
+      imports: [EmbeddedPostgresModule],
+      inject: [KurateConfig, EMBEDDED_POSTGRES],
+      useFactory: dataSourceOptions,
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options as DataSourceOptions).initialize();
+        const applied = await migrate(dataSource);
+        if (applied.length > 0) new Logger('Database').log(`Applied migrations: ${applied.join(', ')}`);
+        return dataSource;
+      },
+    }),
+  ],
+})
+export class DatabaseModule {}

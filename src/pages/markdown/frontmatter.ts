@@ -1,0 +1,177 @@
+import { isMap, isScalar, LineCounter, parseDocument, stringify, type Document } from 'yaml';
+import { isSafeSlug } from './slug.js';
+
+export interface PageFrontmatter {
+  title?: string;
+  cluster?: string | string[];
+  tags?: string[];
+  type?: string;
+  aliases?: string[];
+  kg_include?: boolean;
+  system?: boolean;
+  [extra: string]: unknown;
+}
+
+export interface ParsedSource {
+  frontmatter: PageFrontmatter;
+  body: string;
+  hasFrontmatter: boolean;
+}
+
+export class FrontmatterError extends Error {
+  override readonly name = 'FrontmatterError';
+
+  /** @param line 1-based line in the whole source, the opening `---` being line 1. */
+  constructor(
+    readonly line: number,
+    reason: string,
+  ) {
+    super(`Invalid frontmatter at line ${line}: ${reason}`);
+  }
+}
+
+const BOM = '\uFEFF';
+const OPENING_FENCE = /^---[ \t]*\r?\n/;
+// Jekyll also closes the block with the YAML document-end marker `...`.
+const CLOSING_FENCE = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m;
+// The YAML text starts on the line after the opening fence.
+const FENCE_LINES = 1;
+
+type Fail = (reason: string) => never;
+type Normaliser = (value: unknown, fail: Fail) => unknown;
+
+const NORMALISERS: Record<string, Normaliser> = {
+  title: asText,
+  type: asText,
+  tags: asTags,
+  aliases: asStringList,
+  cluster: asClusters,
+  kg_include: asBoolean,
+  system: asBoolean,
+};
+
+export function parseFrontmatter(source: string): ParsedSource {
+  const text = source.startsWith(BOM) ? source.slice(1) : source;
+  const opening = OPENING_FENCE.exec(text);
+  const closing = opening && CLOSING_FENCE.exec(text.slice(opening[0].length));
+  // An unclosed `---` at the top is a Markdown thematic break, so the whole text is body rather than an error.
+  if (!opening || !closing) return { frontmatter: {}, body: text, hasFrontmatter: false };
+
+  const yamlStart = opening[0].length;
+  const yamlText = text.slice(yamlStart, yamlStart + closing.index);
+  const body = text.slice(yamlStart + closing.index + closing[0].length);
+  return { frontmatter: parseYaml(yamlText), body, hasFrontmatter: true };
+}
+
+function parseYaml(yamlText: string): PageFrontmatter {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true, lineCounter });
+  const sourceLine = (offset: number) => lineCounter.linePos(offset).line + FENCE_LINES;
+
+  const [error] = doc.errors;
+  if (error) {
+    const position = error.linePos?.[0];
+    if (!position) throw new FrontmatterError(FENCE_LINES, error.message);
+    // prettyErrors appends a YAML-relative position and a code excerpt; keep only the reason.
+    const reason = error.message.split(` at line ${position.line}, column ${position.col}`)[0];
+    throw new FrontmatterError(position.line + FENCE_LINES, reason);
+  }
+
+  const contents = doc.contents;
+  if (contents === null) return {};
+  if (!isMap(contents)) {
+    throw new FrontmatterError(sourceLine(contents.range?.[0] ?? 0), 'expected a mapping of keys to values');
+  }
+
+  const data = toPlainObject(doc, sourceLine(0));
+  const keyLine = (key: string) => {
+    const pair = contents.items.find((item) => isScalar(item.key) && item.key.value === key);
+    return sourceLine(isScalar(pair?.key) ? (pair.key.range?.[0] ?? 0) : 0);
+  };
+
+  for (const [key, normalise] of Object.entries(NORMALISERS)) {
+    if (!Object.hasOwn(data, key)) continue;
+    // An empty value (`tags:`) is how templates leave a key unset.
+    if (data[key] === null) {
+      delete data[key];
+      continue;
+    }
+    const fail: Fail = (reason) => {
+      throw new FrontmatterError(keyLine(key), `"${key}" ${reason}`);
+    };
+    data[key] = normalise(data[key], fail);
+  }
+  return data;
+}
+
+function toPlainObject(doc: Document, firstLine: number): Record<string, unknown> {
+  try {
+    return doc.toJS() as Record<string, unknown>;
+  } catch (error) {
+    // yaml refuses alias bombs ("billion laughs") while converting.
+    throw new FrontmatterError(firstLine, (error as Error).message);
+  }
+}
+
+function asText(value: unknown, fail: Fail): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  return fail('must be a string');
+}
+
+function asBoolean(value: unknown, fail: Fail): boolean {
+  return typeof value === 'boolean' ? value : fail('must be true or false');
+}
+
+function asStringList(value: unknown, fail: Fail): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return value;
+  return fail('must be a string or a list of strings');
+}
+
+function asTags(value: unknown, fail: Fail): string[] {
+  if (typeof value !== 'string') return asStringList(value, fail);
+  return value
+    .split(',')
+    .map((tag) => tag.trim())
+    .filter((tag) => tag !== '');
+}
+
+function asClusters(value: unknown, fail: Fail): string | string[] {
+  const clusters = asStringList(value, fail);
+  const invalid = clusters.find((cluster) => !isClusterPath(cluster));
+  if (invalid !== undefined) fail(`value "${invalid}" must be a slug path like "parent" or "parent/child"`);
+  return typeof value === 'string' ? value : clusters;
+}
+
+function isClusterPath(cluster: string): boolean {
+  const segments = cluster.split('/');
+  return segments.length <= 2 && segments.every(isSafeSlug);
+}
+
+export function serializeFrontmatter(frontmatter: PageFrontmatter, body: string): string {
+  const defined = Object.fromEntries(Object.entries(frontmatter).filter(([, value]) => value !== undefined));
+  const isEmpty = Object.keys(defined).length === 0;
+  // A body that would itself read as frontmatter still gets an (empty) block, so the round trip holds.
+  if (isEmpty && !OPENING_FENCE.test(body) && !body.startsWith(BOM)) return body;
+  const yaml = isEmpty ? '' : stringify(defined, { lineWidth: 0 });
+  return `---\n${yaml}---\n${body}`;
+}
+
+/** Clusters as a list; the first one is the page's primary cluster. */
+export function clustersOf(frontmatter: PageFrontmatter): string[] {
+  return toList(frontmatter.cluster);
+}
+
+export function tagsOf(frontmatter: PageFrontmatter): string[] {
+  return toList(frontmatter.tags);
+}
+
+export function aliasesOf(frontmatter: PageFrontmatter): string[] {
+  return toList(frontmatter.aliases);
+}
+
+function toList(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return typeof value === 'string' ? [value] : [...value];
+}

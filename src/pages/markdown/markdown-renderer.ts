@@ -1,0 +1,178 @@
+import type { Env, MarkdownIt, RendererRule, StateCore, Token } from 'markdown-it';
+import anchor from 'markdown-it-anchor';
+import sanitizeHtml from 'sanitize-html';
+import { linkTitle, slugify } from './slug.js';
+import { createMarkdownParser, markdownLinkAt, wikilinkOf, type ParsedLink } from './wikilinks.js';
+
+export interface ResolvedTarget {
+  slug: string;
+  title: string;
+}
+
+export interface TocEntry {
+  level: number;
+  /** Plain text: escape it when putting it into HTML. */
+  text: string;
+  anchor: string;
+}
+
+export interface RenderedMarkdown {
+  html: string;
+  toc: TocEntry[];
+}
+
+export type ResolveLink = (link: ParsedLink) => ResolvedTarget | null;
+
+interface RenderEnv extends Env {
+  resolve: ResolveLink;
+}
+
+type Attributes = [name: string, value: string][];
+
+const TOC_LEVELS = { min: 2, max: 4 };
+const EXTERNAL_URL = /^(?:[a-z][a-z\d+.-]*:|\/\/)/i;
+const EXTERNAL_REL = 'nofollow noopener noreferrer';
+const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
+
+const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
+  allowedTags: [
+    ...HEADINGS,
+    ...['p', 'a', 'ul', 'ol', 'li', 'blockquote', 'pre', 'code', 'em', 'strong', 'del', 's', 'hr', 'br'],
+    ...['table', 'thead', 'tbody', 'tr', 'th', 'td', 'img', 'div', 'span', 'sup', 'sub'],
+    ...['details', 'summary', 'kbd', 'dl', 'dt', 'dd'],
+  ],
+  allowedAttributes: {
+    a: ['href', 'title', 'class', 'rel', 'id'],
+    img: ['src', 'alt', 'title', 'width', 'height'],
+    ...Object.fromEntries(HEADINGS.map((heading) => [heading, ['id']])),
+    ...Object.fromEntries(['div', 'span', 'code', 'th', 'td'].map((tag) => [tag, ['class']])),
+    // Markdown renders `3. item` as <ol start="3">.
+    ol: ['start'],
+    details: ['open'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesByTag: {},
+  transformTags: { a: markExternalLink, th: alignmentAsClass, td: alignmentAsClass },
+};
+
+export class MarkdownRenderer {
+  private readonly md: MarkdownIt = createMarkdownParser()
+    .use(anchor, { slugify: headingAnchor, getTokensText: inlineText, uniqueSlugStartIndex: 2, tabIndex: false })
+    .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards));
+
+  constructor() {
+    const rules = this.md.renderer.rules;
+    rules.wikilink = (tokens, idx, _options, env) => renderWikilink(wikilinkOf(tokens[idx]), env as RenderEnv);
+    rules.embed_card = (tokens, idx, _options, env) => renderEmbedCard(wikilinkOf(tokens[idx]), env as RenderEnv);
+    rules.link_open = renderLinkOpen;
+  }
+
+  /** Renders a page body (frontmatter already removed) to sanitised HTML plus its h2–h4 outline. */
+  render(body: string, resolve: ResolveLink): RenderedMarkdown {
+    const env: RenderEnv = { resolve };
+    const tokens = this.md.parse(body, env);
+    const html = this.md.renderer.render(tokens, this.md.options, env);
+    return { html: sanitizeHtml(html, SANITIZE_OPTIONS), toc: tableOfContents(tokens) };
+  }
+}
+
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+function headingAnchor(text: string): string {
+  // Headings made only of symbols or emoji still need an id.
+  return slugify(text) || 'section';
+}
+
+function inlineText(tokens: Token[]): string {
+  return tokens
+    .map((token) => {
+      if (token.type === 'text' || token.type === 'code_inline') return token.content;
+      if (token.type === 'wikilink') return wikilinkOf(token).label ?? wikilinkOf(token).target;
+      return '';
+    })
+    .join('');
+}
+
+function tableOfContents(tokens: Token[]): TocEntry[] {
+  const toc: TocEntry[] = [];
+  tokens.forEach((token, idx) => {
+    const level = Number(token.tag.slice(1));
+    if (token.type !== 'heading_open' || level < TOC_LEVELS.min || level > TOC_LEVELS.max) return;
+    toc.push({ level, text: inlineText(tokens[idx + 1].children ?? []), anchor: String(token.attrGet('id')) });
+  });
+  return toc;
+}
+
+/** A paragraph holding nothing but embeds becomes block-level cards (a <div> may not sit inside a <p>). */
+function placeEmbedCards(state: StateCore): void {
+  state.tokens.forEach((token, idx) => {
+    const children = token.children ?? [];
+    const isEmbed = (child: Token) => child.type === 'wikilink' && wikilinkOf(child).kind === 'embed';
+    const isBlank = (child: Token) => child.type === 'softbreak' || (child.type === 'text' && child.content.trim() === '');
+    const paragraphOpen = state.tokens[idx - 1];
+    if (token.type !== 'inline' || paragraphOpen?.type !== 'paragraph_open') return;
+    if (!children.some(isEmbed) || !children.every((child) => isEmbed(child) || isBlank(child))) return;
+    paragraphOpen.hidden = true;
+    state.tokens[idx + 1].hidden = true;
+    for (const child of children.filter(isEmbed)) child.type = 'embed_card';
+  });
+}
+
+function pageLinkAttributes(link: ParsedLink, target: ResolvedTarget | null): Attributes {
+  if (!target) {
+    const createHref = `/page/new?title=${encodeURIComponent(linkTitle(link.target))}`;
+    return [
+      ['class', 'wikilink wikilink-missing'],
+      ['href', createHref],
+      ['title', 'Create this page'],
+    ];
+  }
+  const fragment = link.heading ? `#${headingAnchor(link.heading)}` : '';
+  return [
+    ['class', 'wikilink'],
+    ['href', `/page/${encodeURIComponent(target.slug)}${fragment}`],
+  ];
+}
+
+function renderAnchor(attributes: Attributes, text: string): string {
+  const attrs = attributes.map(([name, value]) => ` ${name}="${escapeHtml(value)}"`).join('');
+  return `<a${attrs}>${escapeHtml(text)}</a>`;
+}
+
+/** An embed inside running text has no room for a card, so it reads as a plain wikilink. */
+function renderWikilink(link: ParsedLink, env: RenderEnv): string {
+  return renderAnchor(pageLinkAttributes(link, env.resolve(link)), link.label ?? link.target);
+}
+
+function renderEmbedCard(link: ParsedLink, env: RenderEnv): string {
+  const target = env.resolve(link);
+  const title = link.label ?? target?.title ?? link.target;
+  return `<div class="embed-card">${renderAnchor(pageLinkAttributes(link, target), `📄 ${title}`)}</div>\n`;
+}
+
+const renderLinkOpen: RendererRule = (tokens, idx, options, env, renderer) => {
+  const link = markdownLinkAt(tokens, idx);
+  if (link) {
+    const target = (env as RenderEnv).resolve(link);
+    for (const [name, value] of pageLinkAttributes(link, target)) tokens[idx].attrSet(name, value);
+  }
+  return renderer.renderToken(tokens, idx, options);
+};
+
+function markExternalLink(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag {
+  const isExternal = EXTERNAL_URL.test((attribs.href ?? '').trim());
+  return { tagName, attribs: isExternal ? { ...attribs, rel: EXTERNAL_REL } : attribs };
+}
+
+// Inline styles are not allowed, so table alignment travels as a class.
+function alignmentAsClass(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag {
+  const alignment = /text-align:\s*(left|center|right)/i.exec(attribs.style ?? '')?.[1];
+  return { tagName, attribs: alignment ? { class: `align-${alignment.toLowerCase()}` } : {} };
+}

@@ -1,0 +1,198 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { LinkKind } from './markdown/wikilinks.js';
+
+export interface LinkWrite {
+  kind: LinkKind;
+  target: string;
+  targetKey: string;
+  heading: string | null;
+}
+
+export interface LinkedPage {
+  slug: string;
+  title: string;
+  cluster: string | null;
+}
+
+export interface OutboundLink {
+  kind: LinkKind;
+  target: string;
+  targetKey: string;
+  heading: string | null;
+  page: LinkedPage | null;
+}
+
+export interface WantedPage {
+  targetKey: string;
+  target: string;
+  wantedBy: number;
+  fromPages: LinkedPage[];
+}
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+}
+
+// The live page a key names: the page whose slug is the key first, then the oldest page using it as title or alias.
+const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
+   WHERE p.link_keys @> ARRAY[${key}] AND p.deleted_at IS NULL
+   ORDER BY (p.slug = ${key}) DESC, p.created_at, p.id LIMIT 1)`;
+
+/** All SQL over the Page Graph (`page_links`). */
+@Injectable()
+export class PageLinksRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Replaces a page's outbound links, resolving each target to a live page in the same statement. */
+  async replaceOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<void> {
+    await db.query('DELETE FROM page_links WHERE from_page_id = $1', [pageId]);
+    if (links.length === 0) return;
+    await db.query(
+      `INSERT INTO page_links (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
+       SELECT $1, l.kind, l.target, l.key, l.heading, l.position, ${RESOLVE_KEY('l.key')}
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(kind, target, key, heading, position)`,
+      [pageId, links.map((l) => l.kind), links.map((l) => l.target), links.map((l) => l.targetKey), links.map((l) => l.heading)],
+    );
+  }
+
+  /**
+   * After a page appears, disappears or changes its keys: links that named one of `keys` (or pointed at the page)
+   * are resolved again, so broken links turn into resolved ones at once and vice versa.
+   */
+  async reresolve(pageId: string, keys: string[], db: EntityManager): Promise<void> {
+    await db.query(
+      `UPDATE page_links SET resolved_page_id = ${RESOLVE_KEY('target_key')}
+        WHERE resolved_page_id = $1 OR target_key = ANY($2::text[])`,
+      [pageId, keys],
+    );
+  }
+
+  /** Live pages (other than the page itself) that link to a page, with what a rewrite of their text needs. */
+  sourcesLinkingTo(pageId: string, db: EntityManager): Promise<{ id: string; slug: string; title: string; body: string; version: number }[]> {
+    return db.query(
+      `SELECT DISTINCT p.id, p.slug, p.title, p.body, p.version
+         FROM page_links l JOIN pages p ON p.id = l.from_page_id
+        WHERE l.resolved_page_id = $1 AND p.deleted_at IS NULL AND p.id <> $1`,
+      [pageId],
+    );
+  }
+
+  /** Resolves link keys to live pages without writing anything (the editor's live preview). */
+  async resolveKeys(keys: string[]): Promise<Map<string, { slug: string; title: string }>> {
+    if (keys.length === 0) return new Map();
+    const rows: { key: string; slug: string; title: string }[] = await this.dataSource.query(
+      `SELECT k.key, p.slug, p.title FROM unnest($1::text[]) AS k(key) JOIN pages p ON p.id = ${RESOLVE_KEY('k.key')}`,
+      [keys],
+    );
+    return new Map(rows.map((r) => [r.key, { slug: r.slug, title: r.title }]));
+  }
+
+  async outbound(pageId: string): Promise<OutboundLink[]> {
+    const rows: Record<string, string | null>[] = await this.dataSource.query(
+      `SELECT l.kind, l.target, l.target_key, l.heading, p.slug, p.title, p.cluster
+         FROM page_links l LEFT JOIN pages p ON p.id = l.resolved_page_id
+        WHERE l.from_page_id = $1 ORDER BY l.position`,
+      [pageId],
+    );
+    return rows.map((r) => ({
+      kind: r.kind as LinkKind,
+      target: r.target!,
+      targetKey: r.target_key!,
+      heading: r.heading,
+      page: r.slug ? { slug: r.slug, title: r.title!, cluster: r.cluster } : null,
+    }));
+  }
+
+  backlinks(pageId: string): Promise<LinkedPage[]> {
+    return this.dataSource.query(
+      `SELECT DISTINCT p.slug, p.title, p.cluster
+         FROM page_links l JOIN pages p ON p.id = l.from_page_id
+        WHERE l.resolved_page_id = $1 AND p.deleted_at IS NULL AND p.id <> $1
+        ORDER BY p.title`,
+      [pageId],
+    );
+  }
+
+  /** Broken links grouped by target: the pages worth writing, most wanted first. */
+  async wanted(limit: number, offset: number): Promise<{ items: WantedPage[]; total: number }> {
+    const rows: { target_key: string; target: string; wanted_by: number; from_pages: LinkedPage[]; total: number }[] =
+      await this.dataSource.query(
+        `SELECT l.target_key, min(l.target) AS target, count(DISTINCT l.from_page_id)::int AS wanted_by,
+                json_agg(DISTINCT jsonb_build_object('slug', p.slug, 'title', p.title, 'cluster', p.cluster)) AS from_pages,
+                count(*) OVER ()::int AS total
+           FROM page_links l JOIN pages p ON p.id = l.from_page_id
+          WHERE l.resolved_page_id IS NULL AND p.deleted_at IS NULL
+          GROUP BY l.target_key
+          ORDER BY wanted_by DESC, l.target_key
+          LIMIT $1 OFFSET $2`,
+        [limit, offset],
+      );
+    return {
+      items: rows.map((r) => ({ targetKey: r.target_key, target: r.target, wantedBy: r.wanted_by, fromPages: r.from_pages })),
+      total: rows[0]?.total ?? 0,
+    };
+  }
+
+  /** Live pages no other live page links to. */
+  async orphans(limit: number, offset: number): Promise<{ items: LinkedPage[]; total: number }> {
+    const rows: (LinkedPage & { total: number })[] = await this.dataSource.query(
+      `SELECT p.slug, p.title, p.cluster, count(*) OVER ()::int AS total
+         FROM pages p
+        WHERE p.deleted_at IS NULL AND NOT EXISTS (
+                SELECT 1 FROM page_links l JOIN pages src ON src.id = l.from_page_id
+                 WHERE l.resolved_page_id = p.id AND src.deleted_at IS NULL AND src.id <> p.id)
+        ORDER BY lower(p.title) LIMIT $1 OFFSET $2`,
+      [limit, offset],
+    );
+    return { items: rows.map(({ total: _t, ...page }) => page), total: rows[0]?.total ?? 0 };
+  }
+
+  /** The most linked-to live pages, by how many distinct live pages link to them. */
+  async hubs(limit: number): Promise<(LinkedPage & { inbound: number })[]> {
+    return this.dataSource.query(
+      `SELECT p.slug, p.title, p.cluster, count(DISTINCT l.from_page_id)::int AS inbound
+         FROM page_links l JOIN pages p ON p.id = l.resolved_page_id JOIN pages src ON src.id = l.from_page_id
+        WHERE p.deleted_at IS NULL AND src.deleted_at IS NULL AND src.id <> p.id
+        GROUP BY p.id ORDER BY inbound DESC, lower(p.title) LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /** Edges between live pages within `hops` of a page, in either direction (bounded by `maxNodes`). */
+  async neighbourhood(pageId: string, hops: number, maxNodes: number): Promise<{ nodes: (LinkedPage & { id: string; depth: number })[]; edges: GraphEdge[] }> {
+    const nodes: (LinkedPage & { id: string; depth: number })[] = await this.dataSource.query(
+      `WITH RECURSIVE walk(id, depth) AS (
+          SELECT $1::uuid, 0
+          UNION
+          SELECT CASE WHEN l.from_page_id = w.id THEN l.resolved_page_id ELSE l.from_page_id END, w.depth + 1
+            FROM walk w JOIN page_links l ON (l.from_page_id = w.id OR l.resolved_page_id = w.id)
+           WHERE w.depth < $2 AND l.resolved_page_id IS NOT NULL)
+       SELECT p.id, p.slug, p.title, p.cluster, min(w.depth)::int AS depth
+         FROM walk w JOIN pages p ON p.id = w.id
+        WHERE p.deleted_at IS NULL
+        GROUP BY p.id ORDER BY depth, lower(p.title) LIMIT $3`,
+      [pageId, hops, maxNodes],
+    );
+    const ids = nodes.map((n) => n.id);
+    const edges: { from_slug: string; to_slug: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT f.slug AS from_slug, t.slug AS to_slug
+         FROM page_links l JOIN pages f ON f.id = l.from_page_id JOIN pages t ON t.id = l.resolved_page_id
+        WHERE l.from_page_id = ANY($1::uuid[]) AND l.resolved_page_id = ANY($1::uuid[]) AND f.id <> t.id`,
+      [ids],
+    );
+    return { nodes, edges: edges.map((e) => ({ from: e.from_slug, to: e.to_slug })) };
+  }
+
+  /** Counts for the import summary and the reports page. */
+  async counts(): Promise<{ resolved: number; broken: number }> {
+    const [row] = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE l.resolved_page_id IS NOT NULL)::int AS resolved,
+              count(*) FILTER (WHERE l.resolved_page_id IS NULL)::int AS broken
+         FROM page_links l JOIN pages p ON p.id = l.from_page_id WHERE p.deleted_at IS NULL`,
+    );
+    return row;
+  }
+}

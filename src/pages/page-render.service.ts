@@ -1,0 +1,41 @@
+import { Injectable } from '@nestjs/common';
+import { parseFrontmatter } from './markdown/frontmatter.js';
+import { MarkdownRenderer, type RenderedMarkdown, type ResolvedTarget } from './markdown/markdown-renderer.js';
+import { PageLinksRepository } from './page-links.repository.js';
+import type { PageEntity } from './page.entity.js';
+import { extractLinks } from './markdown/wikilinks.js';
+
+const CACHE_LIMIT = 500;
+
+/** Renders pages to safe HTML, resolving wikilinks against the Page Graph. */
+@Injectable()
+export class PageRenderService {
+  private readonly renderer = new MarkdownRenderer();
+  // Rendered HTML by page version and the state of its outbound links; bounded, newest kept.
+  private readonly cache = new Map<string, RenderedMarkdown>();
+
+  constructor(
+    private readonly links: PageLinksRepository,
+  ) {}
+
+  async render(page: PageEntity): Promise<RenderedMarkdown> {
+    const outbound = await this.links.outbound(page.id);
+    const resolved = new Map<string, ResolvedTarget | null>();
+    for (const link of outbound) resolved.set(link.targetKey, link.page ? { slug: link.page.slug, title: link.page.title } : null);
+    const cacheKey = `${page.id}:${page.version}:${outbound.map((l) => `${l.targetKey}=${l.page?.slug ?? ''}/${l.page?.title ?? ''}`).join('|')}`;
+    const cached = this.cache.get(cacheKey);
+    if (cached) return cached;
+    const rendered = this.renderer.render(parseFrontmatter(page.body).body, (link) => resolved.get(link.key) ?? null);
+    if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(cacheKey, rendered);
+    return rendered;
+  }
+
+  /** Live preview of unsaved text: links resolve against the pages that exist now. */
+  async preview(body: string): Promise<RenderedMarkdown> {
+    const { body: markdown } = parseFrontmatter(body);
+    const keys = [...new Set(extractLinks(markdown).map((link) => link.key))];
+    const targets = await this.links.resolveKeys(keys);
+    return this.renderer.render(markdown, (link) => targets.get(link.key) ?? null);
+  }
+}

@@ -1,0 +1,77 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { PageFrontmatter } from './markdown/frontmatter.js';
+
+@Entity('pages')
+@Index('pages_slug_key', ['slug'], { unique: true })
+@Index('pages_link_keys_idx', ['linkKeys'])
+@Index('pages_search_idx', ['search'])
+@Index('pages_updated_at_idx', ['updatedAt'])
+@Index('pages_cluster_idx', ['cluster'])
+@Index('pages_tags_idx', ['tags'])
+export class PageEntity {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column('text')
+  slug: string;
+
+  @Column('text')
+  title: string;
+
+  /** The full source as the author wrote it, frontmatter block included. */
+  @Column('text')
+  body: string;
+
+  @Column('jsonb', { default: () => "'{}'" })
+  frontmatter: PageFrontmatter;
+
+  /** The primary cluster (first of `clusters`). */
+  @Column('text', { nullable: true })
+  cluster: string | null;
+
+  @Column('text', { array: true, default: () => "'{}'" })
+  clusters: string[];
+
+  @Column('text', { array: true, default: () => "'{}'" })
+  tags: string[];
+
+  @Column('text', { array: true, default: () => "'{}'" })
+  aliases: string[];
+
+  @Column('text', { name: 'page_type', nullable: true })
+  pageType: string | null;
+
+  @Column('boolean', { name: 'is_system', default: false })
+  isSystem: boolean;
+
+  /** Every key a link may use to reach this page: slug, slugified title and aliases. */
+  @Column('text', { name: 'link_keys', array: true, default: () => "'{}'" })
+  linkKeys: string[];
+
+  @Column('integer', { default: 1 })
+  version: number;
+
+  @Column('text', { name: 'content_hash' })
+  contentHash: string;
+
+  @Column({ type: 'tsvector', nullable: true, select: false, insert: false, update: false })
+  search: string | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt: Date;
+
+  @Column('text', { name: 'created_by' })
+  createdBy: string;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt: Date;
+
+  @Column('text', { name: 'updated_by' })
+  updatedBy: string;
+
+  @Column('timestamptz', { name: 'deleted_at', nullable: true })
+  deletedAt: Date | null;
+
+  @Column('text', { name: 'deleted_by', nullable: true })
+  deletedBy: string | null;
+}

@@ -1,0 +1,218 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
+import { PageRedirectEntity } from './page-redirect.entity.js';
+import { PageRevisionEntity } from './page-revision.entity.js';
+import { PageEntity } from './page.entity.js';
+
+/** The columns a save writes; the repository derives the search vector from them. */
+export interface PageWrite {
+  slug: string;
+  title: string;
+  body: string;
+  /** Markdown without frontmatter, for the search vector. */
+  text: string;
+  frontmatter: PageEntity['frontmatter'];
+  cluster: string | null;
+  clusters: string[];
+  tags: string[];
+  aliases: string[];
+  pageType: string | null;
+  isSystem: boolean;
+  linkKeys: string[];
+  contentHash: string;
+}
+
+export interface PageListFilter {
+  cluster?: string;
+  tag?: string;
+  offset: number;
+  limit: number;
+  sort: 'title' | 'updated';
+}
+
+export interface FullTextHit {
+  slug: string;
+  title: string;
+  cluster: string | null;
+  tags: string[];
+  /** Plain text with the matched words between ⟦ and ⟧ (escape it, then turn those into <mark>). */
+  snippet: string;
+  rank: number;
+}
+
+const SEARCH_VECTOR = `
+  setweight(to_tsvector('english', $2), 'A') ||
+  setweight(to_tsvector('english', array_to_string($8::text[] || $7::text[], ' ')), 'B') ||
+  setweight(to_tsvector('english', $14), 'C')`;
+
+/** All SQL over pages, their revisions and redirects. Write methods take the transaction's manager. */
+@Injectable()
+export class PagesRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  findLiveBySlug(slug: string, db: EntityManager = this.dataSource.manager): Promise<PageEntity | null> {
+    return db.findOne(PageEntity, { where: { slug, deletedAt: IsNull() } });
+  }
+
+  findBySlug(slug: string, db: EntityManager = this.dataSource.manager): Promise<PageEntity | null> {
+    return db.findOne(PageEntity, { where: { slug } });
+  }
+
+  findById(id: string, db: EntityManager = this.dataSource.manager): Promise<PageEntity | null> {
+    return db.findOne(PageEntity, { where: { id } });
+  }
+
+  findLiveByIds(ids: string[]): Promise<PageEntity[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.dataSource.manager.find(PageEntity, { where: { id: In(ids), deletedAt: IsNull() } });
+  }
+
+  async findRedirect(oldSlug: string): Promise<string | null> {
+    const row = await this.dataSource.manager.findOne(PageRedirectEntity, { where: { oldSlug } });
+    if (!row) return null;
+    const page = await this.findById(row.pageId);
+    return page && !page.deletedAt ? page.slug : null;
+  }
+
+  async insert(page: PageWrite, actor: string, db: EntityManager): Promise<string> {
+    const rows: { id: string }[] = await db.query(
+      `INSERT INTO pages (slug, title, body, frontmatter, cluster, clusters, tags, aliases, page_type, is_system,
+                          link_keys, content_hash, created_by, search, updated_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${SEARCH_VECTOR}, $13)
+       RETURNING id`,
+      [page.slug, page.title, page.body, page.frontmatter, page.cluster, page.clusters, page.tags, page.aliases,
+        page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text],
+    );
+    return rows[0].id;
+  }
+
+  /** Writes a new version only if the page is still at `baseVersion`; returns false when someone saved first. */
+  async updateIfVersion(id: string, baseVersion: number, page: PageWrite, actor: string, db: EntityManager): Promise<boolean> {
+    const rows: unknown[] = await db.query(
+      `UPDATE pages SET slug = $1, title = $2, body = $3, frontmatter = $4, cluster = $5, clusters = $6, tags = $7,
+              aliases = $8, page_type = $9, is_system = $10, link_keys = $11, content_hash = $12, updated_by = $13,
+              search = ${SEARCH_VECTOR}, version = version + 1, updated_at = now()
+        WHERE id = $15 AND version = $16 AND deleted_at IS NULL
+        RETURNING id`,
+      [page.slug, page.title, page.body, page.frontmatter, page.cluster, page.clusters, page.tags, page.aliases,
+        page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, id, baseVersion],
+    );
+    return rows.length === 1;
+  }
+
+  async insertRevision(revision: Omit<PageRevisionEntity, 'id' | 'createdAt' | 'page'>, db: EntityManager): Promise<void> {
+    await db.insert(PageRevisionEntity, revision);
+  }
+
+  async markDeleted(id: string, actor: string, db: EntityManager): Promise<void> {
+    await db.update(PageEntity, { id }, { deletedAt: () => 'now()', deletedBy: actor });
+  }
+
+  async markRestored(id: string, db: EntityManager): Promise<void> {
+    await db.update(PageEntity, { id }, { deletedAt: null, deletedBy: null });
+  }
+
+  async addRedirect(oldSlug: string, pageId: string, db: EntityManager): Promise<void> {
+    await db.query(
+      `INSERT INTO page_redirects (old_slug, page_id) VALUES ($1, $2)
+       ON CONFLICT (old_slug) DO UPDATE SET page_id = EXCLUDED.page_id, created_at = now()`,
+      [oldSlug, pageId],
+    );
+  }
+
+  /** A page's own current slug must never redirect elsewhere. */
+  async removeRedirect(slug: string, db: EntityManager): Promise<void> {
+    await db.delete(PageRedirectEntity, { oldSlug: slug });
+  }
+
+  list(filter: PageListFilter): Promise<[PageEntity[], number]> {
+    const qb = this.dataSource.manager
+      .createQueryBuilder(PageEntity, 'p')
+      .where('p.deleted_at IS NULL')
+      .orderBy(filter.sort === 'updated' ? 'p.updated_at' : 'lower(p.title)', filter.sort === 'updated' ? 'DESC' : 'ASC')
+      .addOrderBy('p.id')
+      .offset(filter.offset)
+      .limit(filter.limit);
+    if (filter.cluster) qb.andWhere(':cluster = ANY(p.clusters)', { cluster: filter.cluster });
+    if (filter.tag) qb.andWhere(':tag = ANY(p.tags)', { tag: filter.tag });
+    return qb.getManyAndCount();
+  }
+
+  listTrash(): Promise<PageEntity[]> {
+    return this.dataSource.manager.find(PageEntity, { where: { deletedAt: Not(IsNull()) }, order: { deletedAt: 'DESC' } });
+  }
+
+  async facets(): Promise<{ clusters: { name: string; count: number }[]; tags: { name: string; count: number }[] }> {
+    const [clusters, tags] = await Promise.all([
+      this.dataSource.query(
+        `SELECT c AS name, count(*)::int AS count FROM pages, unnest(clusters) c
+          WHERE deleted_at IS NULL GROUP BY c ORDER BY c`,
+      ),
+      this.dataSource.query(
+        `SELECT t AS name, count(*)::int AS count FROM pages, unnest(tags) t
+          WHERE deleted_at IS NULL GROUP BY t ORDER BY count(*) DESC, t LIMIT 200`,
+      ),
+    ]);
+    return { clusters, tags };
+  }
+
+  listRevisions(pageId: string): Promise<PageRevisionEntity[]> {
+    return this.dataSource.manager.find(PageRevisionEntity, { where: { pageId }, order: { version: 'DESC' } });
+  }
+
+  findRevision(pageId: string, version: number): Promise<PageRevisionEntity | null> {
+    return this.dataSource.manager.findOne(PageRevisionEntity, { where: { pageId, version } });
+  }
+
+  async recentChanges(limit: number): Promise<(PageRevisionEntity & { currentSlug: string })[]> {
+    const rows: Record<string, unknown>[] = await this.dataSource.query(
+      `SELECT r.id, r.page_id, r.version, r.title, r.author, r.message, r.created_at, p.slug AS current_slug
+         FROM page_revisions r JOIN pages p ON p.id = r.page_id
+        WHERE p.deleted_at IS NULL
+        ORDER BY r.created_at DESC, r.version DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      id: r.id as string, pageId: r.page_id as string, version: r.version as number, slug: r.current_slug as string,
+      title: r.title as string, author: r.author as string, message: r.message as string, createdAt: new Date(r.created_at as string),
+      body: '', contentHash: '', currentSlug: r.current_slug as string,
+    }));
+  }
+
+  /**
+   * Full-text search over live pages. The strict query (every term) runs first; when it finds nothing, any term may
+   * match, so a natural-language question still gets answers.
+   */
+  async fullTextSearch(query: string, limit: number, offset: number): Promise<{ hits: FullTextHit[]; total: number }> {
+    for (const mode of ['all', 'any'] as const) {
+      const tsquery =
+        mode === 'all'
+          ? `websearch_to_tsquery('english', $1)`
+          : `NULLIF(replace(websearch_to_tsquery('english', $1)::text, '&', '|'), '')::tsquery`;
+      const rows: (FullTextHit & { total: number })[] = await this.dataSource.query(
+        `WITH q AS (SELECT ${tsquery} AS query),
+              hits AS (
+                SELECT p.slug, p.title, p.cluster, p.tags, p.body,
+                       ts_rank_cd(p.search, q.query, 1 | 4) AS rank, count(*) OVER () AS total, q.query
+                  FROM pages p, q
+                 WHERE p.deleted_at IS NULL AND q.query IS NOT NULL AND p.search @@ q.query
+                 ORDER BY rank DESC, p.title
+                 LIMIT $2 OFFSET $3)
+         SELECT slug, title, cluster, tags, rank, total::int AS total,
+                ts_headline('english', body, query,
+                  'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
+           FROM hits ORDER BY rank DESC, title`,
+        [query, limit, offset],
+      );
+      if (rows.length > 0 || mode === 'any') {
+        return { hits: rows.map(({ total: _total, ...hit }) => hit), total: rows[0]?.total ?? 0 };
+      }
+    }
+    return { hits: [], total: 0 };
+  }
+}

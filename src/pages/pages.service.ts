@@ -1,0 +1,263 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
+import type { Actor } from '../auth/actor.js';
+import { aliasesOf, clustersOf, FrontmatterError, parseFrontmatter, tagsOf } from './markdown/frontmatter.js';
+import { linkKey, slugify } from './markdown/slug.js';
+import { extractLinks } from './markdown/wikilinks.js';
+import { PageLinksRepository, type LinkWrite } from './page-links.repository.js';
+import type { PageRevisionEntity } from './page-revision.entity.js';
+import type { PageEntity } from './page.entity.js';
+import { PagesRepository, type PageListFilter, type PageWrite } from './pages.repository.js';
+
+export interface CreatePageInput {
+  /** Used when the frontmatter has no `title`. */
+  title?: string;
+  body: string;
+  message?: string;
+}
+
+export interface UpdatePageInput {
+  body: string;
+  baseVersion: number;
+  message?: string;
+}
+
+export interface SaveResult {
+  page: PageEntity;
+  /** False when the save changed nothing (same text): no revision is written. */
+  changed: boolean;
+}
+
+/** Pages and their revisions: every write keeps the page, its revision and its links consistent in one transaction. */
+@Injectable()
+export class PagesService {
+  constructor(
+    private readonly pages: PagesRepository,
+    private readonly links: PageLinksRepository,
+  ) {}
+
+  async get(slug: string): Promise<PageEntity> {
+    const page = await this.pages.findLiveBySlug(slug);
+    if (page) return page;
+    const trashed = await this.pages.findBySlug(slug);
+    if (trashed) throw new DomainException(DomainErrorCode.NotFound, `The page "${trashed.title}" is in the trash.`, { inTrash: true, slug });
+    throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}".`);
+  }
+
+  /** The live page for a slug, or where an old slug now redirects. */
+  async lookup(slug: string): Promise<{ page: PageEntity } | { redirectTo: string } | null> {
+    const page = await this.pages.findLiveBySlug(slug);
+    if (page) return { page };
+    const redirectTo = await this.pages.findRedirect(slug);
+    return redirectTo ? { redirectTo } : null;
+  }
+
+  list(filter: PageListFilter) {
+    return this.pages.list(filter);
+  }
+
+  facets() {
+    return this.pages.facets();
+  }
+
+  async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
+    const write = this.prepare(input.body, input.title);
+    return this.pages.transaction(async (tx) => {
+      await this.assertSlugFree(write.slug, tx);
+      const id = await this.pages.insert(write, actor.name, tx);
+      await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
+      await this.pages.removeRedirect(write.slug, tx);
+      await this.writeLinks(id, input.body, tx);
+      await this.links.reresolve(id, write.linkKeys, tx);
+      return (await this.pages.findById(id, tx))!;
+    });
+  }
+
+  async update(slug: string, input: UpdatePageInput, actor: Actor): Promise<SaveResult> {
+    const current = await this.get(slug);
+    const write = this.prepare(input.body, current.title, current.slug);
+    if (current.version !== input.baseVersion) throw this.conflict(current, input);
+    if (write.contentHash === current.contentHash) return { page: current, changed: false };
+    return this.pages.transaction(async (tx) => {
+      const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
+      if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, input);
+      const version = input.baseVersion + 1;
+      await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
+      await this.writeLinks(current.id, input.body, tx);
+      await this.links.reresolve(current.id, [...new Set([...current.linkKeys, ...write.linkKeys])], tx);
+      return { page: (await this.pages.findById(current.id, tx))!, changed: true };
+    });
+  }
+
+  /**
+   * Gives a page a new title and slug; the old slug redirects. With `rewriteLinks`, pages that linked by the old
+   * name are edited (a new revision each) to use the new title.
+   */
+  async rename(slug: string, newTitle: string, options: { rewriteLinks: boolean }, actor: Actor): Promise<{ page: PageEntity; rewrittenPages: string[] }> {
+    const current = await this.get(slug);
+    const title = newTitle.trim();
+    const newSlug = slugify(title);
+    if (!newSlug) throw new DomainException(DomainErrorCode.InvalidInput, 'The new title needs at least one letter or digit.');
+    const { frontmatter } = parseFrontmatter(current.body);
+    // A title written in the frontmatter would override the new one on the next save, so it is rewritten too.
+    const body = frontmatter.title !== undefined ? replaceFrontmatterTitle(current.body, title) : current.body;
+    const write = this.prepare(body, title, newSlug);
+    write.title = title;
+    const oldKeys = current.linkKeys;
+    return this.pages.transaction(async (tx) => {
+      if (newSlug !== current.slug) await this.assertSlugFree(newSlug, tx);
+      const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, tx);
+      if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
+      await this.pages.insertRevision(
+        this.revisionOf(current.id, current.version + 1, write, actor, `Renamed from "${current.title}"`), tx);
+      if (newSlug !== current.slug) {
+        await this.pages.addRedirect(current.slug, current.id, tx);
+        await this.pages.removeRedirect(newSlug, tx);
+      }
+      const rewrittenPages = options.rewriteLinks ? await this.rewriteIncoming(current, title, actor, tx) : [];
+      await this.links.reresolve(current.id, [...new Set([...oldKeys, ...write.linkKeys])], tx);
+      return { page: (await this.pages.findById(current.id, tx))!, rewrittenPages };
+    });
+  }
+
+  async delete(slug: string, actor: Actor): Promise<void> {
+    const page = await this.get(slug);
+    await this.pages.transaction(async (tx) => {
+      await this.pages.markDeleted(page.id, actor.name, tx);
+      await this.links.reresolve(page.id, page.linkKeys, tx);
+    });
+  }
+
+  async restore(slug: string): Promise<PageEntity> {
+    const page = await this.pages.findBySlug(slug);
+    if (!page) throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}" in the trash.`);
+    if (!page.deletedAt) throw new DomainException(DomainErrorCode.NotInTrash, `The page "${page.title}" is not in the trash.`);
+    return this.pages.transaction(async (tx) => {
+      await this.pages.markRestored(page.id, tx);
+      await this.links.reresolve(page.id, page.linkKeys, tx);
+      return (await this.pages.findById(page.id, tx))!;
+    });
+  }
+
+  listTrash() {
+    return this.pages.listTrash();
+  }
+
+  async history(slug: string): Promise<{ page: PageEntity; revisions: PageRevisionEntity[] }> {
+    const page = await this.get(slug);
+    return { page, revisions: await this.pages.listRevisions(page.id) };
+  }
+
+  async revision(slug: string, version: number): Promise<{ page: PageEntity; revision: PageRevisionEntity }> {
+    const page = await this.get(slug);
+    const revision = await this.pages.findRevision(page.id, version);
+    if (!revision) throw new DomainException(DomainErrorCode.NotFound, `The page "${page.title}" has no version ${version}.`);
+    return { page, revision };
+  }
+
+  /** Saves an old revision's text as a new revision. */
+  async restoreRevision(slug: string, version: number, actor: Actor): Promise<SaveResult> {
+    const { page, revision } = await this.revision(slug, version);
+    return this.update(slug, { body: revision.body, baseVersion: page.version, message: `Restored version ${version}` }, actor);
+  }
+
+  recentChanges(limit: number) {
+    return this.pages.recentChanges(limit);
+  }
+
+  fullTextSearch(query: string, limit: number, offset: number) {
+    return this.pages.fullTextSearch(query, limit, offset);
+  }
+
+  /** Parses and validates a page's source; throws a 400 (naming the line) before anything is written. */
+  private prepare(body: string, fallbackTitle: string | undefined, keepSlug?: string): PageWrite {
+    let parsed: ReturnType<typeof parseFrontmatter>;
+    try {
+      parsed = parseFrontmatter(body);
+    } catch (error) {
+      if (error instanceof FrontmatterError) {
+        throw new DomainException(DomainErrorCode.InvalidFrontmatter, error.message, { line: error.line });
+      }
+      throw error;
+    }
+    const { frontmatter, body: text } = parsed;
+    const title = (frontmatter.title ?? fallbackTitle ?? '').trim();
+    if (!title) throw new DomainException(DomainErrorCode.InvalidInput, 'A page needs a title (a title field or `title:` in the frontmatter).');
+    const slug = keepSlug ?? slugify(title);
+    if (!slug) throw new DomainException(DomainErrorCode.InvalidInput, `The title "${title}" needs at least one letter or digit.`);
+    const clusters = clustersOf(frontmatter);
+    const aliases = aliasesOf(frontmatter);
+    const linkKeys = [...new Set([slug, slugify(title), ...aliases.map(slugify)].filter(Boolean))];
+    return {
+      slug, title, body, text, frontmatter,
+      cluster: clusters[0] ?? null,
+      clusters,
+      tags: tagsOf(frontmatter),
+      aliases,
+      pageType: typeof frontmatter.type === 'string' ? frontmatter.type : null,
+      isSystem: frontmatter.system === true,
+      linkKeys,
+      contentHash: createHash('sha256').update(title).update('\0').update(body).digest('hex'),
+    };
+  }
+
+  private async writeLinks(pageId: string, body: string, tx: EntityManager): Promise<void> {
+    const seen = new Map<string, LinkWrite>();
+    for (const link of extractLinks(parseFrontmatter(body).body)) {
+      if (link.key && !seen.has(link.key)) {
+        seen.set(link.key, { kind: link.kind, target: link.target, targetKey: link.key, heading: link.heading });
+      }
+    }
+    await this.links.replaceOutbound(pageId, [...seen.values()], tx);
+  }
+
+  private async rewriteIncoming(page: PageEntity, newTitle: string, actor: Actor, tx: EntityManager): Promise<string[]> {
+    const sources = await this.links.sourcesLinkingTo(page.id, tx);
+    const rewritten: string[] = [];
+    for (const source of sources) {
+      const body = rewriteWikilinks(source.body, new Set(page.linkKeys), newTitle);
+      if (body === source.body) continue;
+      const write = this.prepare(body, source.title, source.slug);
+      await this.pages.updateIfVersion(source.id, source.version, write, actor.name, tx);
+      await this.pages.insertRevision(
+        this.revisionOf(source.id, source.version + 1, write, actor, `Link to "${page.title}" renamed to "${newTitle}"`), tx);
+      await this.writeLinks(source.id, body, tx);
+      rewritten.push(source.slug);
+    }
+    return rewritten;
+  }
+
+  private async assertSlugFree(slug: string, tx: EntityManager): Promise<void> {
+    const existing = await this.pages.findBySlug(slug, tx);
+    if (!existing) return;
+    if (existing.deletedAt) {
+      throw new DomainException(DomainErrorCode.PageInTrash, `A page "${existing.title}" with this name is in the trash: restore it or choose another title.`, { slug });
+    }
+    throw new DomainException(DomainErrorCode.SlugTaken, `A page named "${existing.title}" already exists.`, { slug });
+  }
+
+  private conflict(current: PageEntity, input: UpdatePageInput): DomainException {
+    return new DomainException(
+      DomainErrorCode.VersionConflict,
+      `Someone saved "${current.title}" (version ${current.version}) after you started editing version ${input.baseVersion}. Your text was not saved; merge it with theirs and save again.`,
+      { currentVersion: current.version, currentBody: current.body, updatedBy: current.updatedBy, yourBody: input.body, baseVersion: input.baseVersion },
+    );
+  }
+
+  private revisionOf(pageId: string, version: number, write: PageWrite, actor: Actor, message: string) {
+    return { pageId, version, slug: write.slug, title: write.title, body: write.body, contentHash: write.contentHash, author: actor.name, message };
+  }
+}
+
+/** Rewrites `[[Old]]`, `[[Old|label]]`, `[[Old#h]]` and `![[Old]]` whose target names the page, keeping label and heading. */
+export function rewriteWikilinks(body: string, keys: Set<string>, newTitle: string): string {
+  return body.replace(/(!?\[\[)([^\[\]|#\n]+)((?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\])/g, (whole, open: string, target: string, rest: string) =>
+    keys.has(linkKey(target)) ? `${open}${newTitle}${rest}` : whole,
+  );
+}
+
+function replaceFrontmatterTitle(body: string, title: string): string {
+  return body.replace(/^(\uFEFF?---\r?\n(?:[\s\S]*?\r?\n)?)title:[^\n]*(\r?\n)/, (_m, head: string, eol: string) => `${head}title: ${JSON.stringify(title)}${eol}`);
+}

@@ -1,0 +1,15 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { SearchQueryDto } from './search.dto.js';
+import { SearchService } from './search.service.js';
+
+@ApiTags('search')
+@Controller('api/search')
+export class SearchApiController {
+  constructor(private readonly searchService: SearchService) {}
+
+  @Get()
+  search(@Query() query: SearchQueryDto) {
+    return this.searchService.search(query.q ?? '', query.page ?? 1, query.perPage ?? 20);
+  }
+}

@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { PagesModule } from '../pages/pages.module.js';
+import { SearchApiController } from './search.api.controller.js';
+import { SearchService } from './search.service.js';
+
+@Module({
+  imports: [PagesModule],
+  controllers: [SearchApiController],
+  providers: [SearchService],
+  exports: [SearchService],
+})
+export class SearchModule {}
