@@ -14,7 +14,7 @@ export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 /** Every environment variable Kurate reads, with the rule it must satisfy. Documented in README "Configuration". */
 export class EnvironmentDto {
   @IsOptional()
-  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// connection URL' })
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: '$property must be a postgres:// or postgresql:// connection URL' })
   DATABASE_URL?: string;
 
   @IsOptional()
@@ -24,9 +24,9 @@ export class EnvironmentDto {
 
   @IsOptional()
   @Transform(toInt)
-  @IsInt({ message: 'must be a whole number' })
   @Min(0)
   @Max(65535)
+  @IsInt({ message: '$property must be a whole number' })
   PORT?: number;
 
   @IsOptional()
@@ -40,24 +40,24 @@ export class EnvironmentDto {
   KURATE_DEFAULT_AUTHOR?: string;
 
   @IsOptional()
-  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  @IsIn(LOG_LEVELS, { message: `$property must be one of ${LOG_LEVELS.join(', ')}` })
   KURATE_LOG_LEVEL?: (typeof LOG_LEVELS)[number];
 
   @IsOptional()
   @Transform(toInt)
-  @IsInt({ message: 'must be a whole number of bytes' })
   @Min(1024)
+  @IsInt({ message: '$property must be a whole number of bytes' })
   KURATE_MAX_BODY_BYTES?: number;
 
   @IsOptional()
   @Transform(toBool)
-  @IsBoolean({ message: 'must be true or false' })
+  @IsBoolean({ message: '$property must be true or false' })
   KURATE_DB_SSL?: boolean;
 
   @IsOptional()
   @Transform(toInt)
-  @IsInt({ message: 'must be a whole number' })
   @Min(1)
   @Max(200)
+  @IsInt({ message: '$property must be a whole number' })
   KURATE_DB_POOL_SIZE?: number;
 }

@@ -25,21 +25,26 @@ export class ConfigError extends Error {}
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): KurateConfig {
   const raw = plainToInstance(EnvironmentDto, { ...env }, { excludeExtraneousValues: false });
-  const errors = validateSync(raw, { whitelist: true, forbidUnknownValues: false });
+  const errors = validateSync(raw, { whitelist: true, forbidUnknownValues: false, stopAtFirstError: true });
   if (errors.length > 0) {
     const lines = errors.map((e) => {
       const why = Object.values(e.constraints ?? {}).join('; ');
-      return `${e.property} ${why} (got ${JSON.stringify(env[e.property])})`;
+      return `${why} (got ${JSON.stringify(env[e.property])})`;
     });
     throw new ConfigError(`Invalid configuration: ${lines.join('. ')}.`);
   }
   const database: DatabaseConfig = raw.DATABASE_URL
     ? { kind: 'postgres', url: raw.DATABASE_URL, ssl: raw.KURATE_DB_SSL ?? false, poolSize: raw.KURATE_DB_POOL_SIZE ?? 10 }
-    : { kind: 'embedded', dataDir: path.resolve(cwd, raw.KURATE_DATA_DIR ?? './data') };
+    : { kind: 'embedded', dataDir: embeddedDataDir(raw.KURATE_DATA_DIR ?? './data', cwd) };
   return new KurateConfig(
     database,
     { host: raw.KURATE_HOST ?? '127.0.0.1', port: raw.PORT ?? 3000, maxBodyBytes: raw.KURATE_MAX_BODY_BYTES ?? 2 * 1024 * 1024 },
     raw.KURATE_DEFAULT_AUTHOR ?? 'kurate',
     raw.KURATE_LOG_LEVEL ?? 'log',
   );
+}
+
+/** `memory://` keeps the embedded database in memory (nothing written to disk); anything else is a folder. */
+function embeddedDataDir(value: string, cwd: string): string {
+  return value.startsWith('memory://') ? value : path.resolve(cwd, value);
 }

@@ -8,13 +8,16 @@ import { PageRevisionEntity } from './page-revision.entity.js';
 import { PageEntity } from './page.entity.js';
 import { PageLinksRepository } from './page-links.repository.js';
 import { PagesApiController } from './pages.api.controller.js';
+import { ImportApiController } from './import.api.controller.js';
+import { PageImportService } from './page-import.service.js';
 import { PagesRepository } from './pages.repository.js';
 import { PagesService } from './pages.service.js';
+import { PagesWebController } from './pages.web.controller.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity])],
-  controllers: [PagesApiController],
-  providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService],
+  controllers: [PagesApiController, PagesWebController, ImportApiController],
+  providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService],
   exports: [PagesService, PageGraphService, PageRenderService],
 })
 export class PagesModule {}

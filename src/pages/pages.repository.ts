@@ -93,16 +93,16 @@ export class PagesRepository {
 
   /** Writes a new version only if the page is still at `baseVersion`; returns false when someone saved first. */
   async updateIfVersion(id: string, baseVersion: number, page: PageWrite, actor: string, db: EntityManager): Promise<boolean> {
-    const rows: unknown[] = await db.query(
+    // For UPDATE, TypeORM's query() answers [rows, affectedCount].
+    const [, affected]: [unknown[], number] = await db.query(
       `UPDATE pages SET slug = $1, title = $2, body = $3, frontmatter = $4, cluster = $5, clusters = $6, tags = $7,
               aliases = $8, page_type = $9, is_system = $10, link_keys = $11, content_hash = $12, updated_by = $13,
               search = ${SEARCH_VECTOR}, version = version + 1, updated_at = now()
-        WHERE id = $15 AND version = $16 AND deleted_at IS NULL
-        RETURNING id`,
+        WHERE id = $15 AND version = $16 AND deleted_at IS NULL`,
       [page.slug, page.title, page.body, page.frontmatter, page.cluster, page.clusters, page.tags, page.aliases,
         page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, id, baseVersion],
     );
-    return rows.length === 1;
+    return affected === 1;
   }
 
   async insertRevision(revision: Omit<PageRevisionEntity, 'id' | 'createdAt' | 'page'>, db: EntityManager): Promise<void> {

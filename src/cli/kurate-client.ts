@@ -1,0 +1,107 @@
+/** A failure the CLI reports as one line on stderr and a non-zero exit code. */
+export class CliError extends Error {}
+
+/** The server answered with an error status; `message` is the server's own explanation. */
+export class ServerError extends CliError {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const DEFAULT_URL = 'http://localhost:3000';
+// An import batch is real work on the server; everything else answers in milliseconds.
+const TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Talks to a running Kurate over its REST API. The CLI never opens the database itself: the embedded database
+ * belongs to the one server process.
+ */
+export class KurateClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string | undefined,
+  ) {}
+
+  /** Reads KURATE_URL (default http://localhost:3000) and KURATE_TOKEN. */
+  static fromEnvironment(env: NodeJS.ProcessEnv = process.env): KurateClient {
+    const raw = env.KURATE_URL?.trim() || DEFAULT_URL;
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new CliError(`KURATE_URL is not a URL: "${raw}" (expected something like ${DEFAULT_URL}).`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new CliError(`KURATE_URL must start with http:// or https:// (got "${raw}").`);
+    }
+    return new KurateClient(raw.replace(/\/+$/, ''), env.KURATE_TOKEN?.trim() || undefined);
+  }
+
+  get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+    const search = params.toString();
+    return this.request<T>('GET', search ? `${path}?${search}` : path);
+  }
+
+  post<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('POST', path, body);
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const url = `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    } catch (error) {
+      throw this.unreachable(error);
+    }
+    const text = await response.text();
+    const payload = parseJson(text);
+    if (response.ok) {
+      if (payload === undefined) throw new CliError(`${this.baseUrl} answered ${method} ${path} with something other than JSON: is KURATE_URL a Kurate server?`);
+      return payload as T;
+    }
+    throw new ServerError(response.status, this.errorMessage(response.status, payload));
+  }
+
+  private unreachable(error: unknown): CliError {
+    if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+      return new CliError(`Kurate at ${this.baseUrl} did not answer within ${TIMEOUT_MS / 1000} s.`);
+    }
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    const detail = typeof code === 'string' && code !== 'ECONNREFUSED' ? ` (${code})` : '';
+    return new CliError(`Cannot reach Kurate at ${this.baseUrl}: is it running?${detail}`);
+  }
+
+  private errorMessage(status: number, payload: unknown): string {
+    const message = (payload as { message?: unknown } | undefined)?.message;
+    if (typeof message === 'string' && message) {
+      const correlationId = (payload as { correlationId?: unknown }).correlationId;
+      return typeof correlationId === 'string' ? `${message} (correlation id ${correlationId})` : message;
+    }
+    if (status === 401 || status === 403) return `Kurate at ${this.baseUrl} refused the request (${status}): check KURATE_TOKEN.`;
+    if (status === 404) return `Kurate at ${this.baseUrl} has no such route (404): is KURATE_URL a Kurate server of this version?`;
+    return `Kurate at ${this.baseUrl} answered ${status}.`;
+  }
+}
+
+function parseJson(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,112 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../auth/actor.js';
+import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
+import type { ImportBatchResponse, ImportCounts, ImportPageDto, ImportPageResult, WikiSummaryResponse } from './dto/import.dto.js';
+import { MAX_MESSAGE_LENGTH } from './dto/page.dto.js';
+import { FrontmatterError, parseFrontmatter } from './markdown/frontmatter.js';
+import { slugify } from './markdown/slug.js';
+import { PageGraphService } from './page-graph.service.js';
+import { PagesService } from './pages.service.js';
+
+/**
+ * Imports a batch of Markdown files (from a vault) as pages: creates new ones, updates changed ones, leaves identical
+ * ones alone. Every page is saved on its own, so one bad file is reported and the rest still arrive.
+ */
+@Injectable()
+export class PageImportService {
+  private readonly logger = new Logger(PageImportService.name);
+
+  constructor(
+    private readonly pages: PagesService,
+    private readonly graph: PageGraphService,
+  ) {}
+
+  async importBatch(batch: ImportPageDto[], actor: Actor): Promise<ImportBatchResponse> {
+    const started = Date.now();
+    // Two files of one batch naming the same page would silently overwrite each other; the later one fails instead.
+    const pathBySlug = new Map<string, string>();
+    const results: ImportPageResult[] = [];
+    for (const input of batch) results.push(await this.importOne(input, actor, pathBySlug));
+    const counts = countByStatus(results);
+    this.logger.log(
+      `Imported ${batch.length} pages in ${Date.now() - started} ms: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.failed} failed`,
+    );
+    return { results, counts };
+  }
+
+  /** The numbers an import reports afterwards: how whole the wiki's link graph is. */
+  async summary(): Promise<WikiSummaryResponse> {
+    const [[, pages], links, wanted, orphans] = await Promise.all([
+      this.pages.list({ limit: 1, offset: 0, sort: 'title' }),
+      this.graph.linkCounts(),
+      this.graph.wanted(1, 0),
+      this.graph.orphans(1, 0),
+    ]);
+    return { pages, resolvedLinks: links.resolved, brokenLinks: links.broken, wantedPages: wanted.total, orphans: orphans.total };
+  }
+
+  private async importOne(input: ImportPageDto, actor: Actor, pathBySlug: Map<string, string>): Promise<ImportPageResult> {
+    const { path } = input;
+    let slug = '';
+    try {
+      const title = effectiveTitle(input);
+      slug = slugify(title);
+      if (!slug) throw new DomainException(DomainErrorCode.InvalidInput, `The title "${title}" needs at least one letter or digit.`);
+      // PostgreSQL text cannot hold U+0000; such a file is almost always binary data saved with a .md name.
+      if (input.body.includes('\0') || title.includes('\0')) {
+        throw new DomainException(DomainErrorCode.InvalidInput, 'The file contains a NUL character (is it a binary file?).');
+      }
+      const earlier = pathBySlug.get(slug);
+      if (earlier !== undefined) {
+        throw new DomainException(DomainErrorCode.SlugTaken, `"${earlier}" in the same batch is the same page "${slug}"; give one of them another title.`);
+      }
+      pathBySlug.set(slug, path);
+
+      const message = importMessage(path);
+      const found = await this.pages.lookup(slug);
+      // An old slug that redirects to a renamed page is free: the file is a page of its own.
+      if (!found || !('page' in found)) {
+        await this.pages.create({ title: input.title, body: input.body, message }, actor);
+        return { path, slug, status: 'created' };
+      }
+      const current = found.page;
+      if (current.body === input.body && current.title === title) return { path, slug, status: 'unchanged' };
+      const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);
+      // A save keeps the stored title unless the frontmatter names one, so a file renamed only in letter case
+      // ("foo.md" → "Foo.md", same slug) needs a rename to carry its new title.
+      if (page.title !== title) await this.pages.rename(slug, title, { rewriteLinks: false }, actor);
+      return { path, slug, status: 'updated' };
+    } catch (error) {
+      return { path, slug, status: 'failed', error: this.reasonOf(error, path) };
+    }
+  }
+
+  private reasonOf(error: unknown, path: string): string {
+    if (error instanceof DomainException) return error.message;
+    const correlationId = randomUUID();
+    this.logger.error(`Import of "${path}" failed [${correlationId}]`, error instanceof Error ? error.stack : String(error));
+    return `Something went wrong on our side saving this page; the error has been logged (${correlationId}).`;
+  }
+}
+
+/** The title a save will give the page: the frontmatter's `title:`, else the one sent (as PagesService decides). */
+function effectiveTitle(input: ImportPageDto): string {
+  try {
+    return (parseFrontmatter(input.body).frontmatter.title ?? input.title).trim();
+  } catch (error) {
+    if (error instanceof FrontmatterError) throw new DomainException(DomainErrorCode.InvalidFrontmatter, error.message, { line: error.line });
+    throw error;
+  }
+}
+
+function importMessage(path: string): string {
+  const message = `Imported from ${path}`;
+  return message.length <= MAX_MESSAGE_LENGTH ? message : `${message.slice(0, MAX_MESSAGE_LENGTH - 1)}…`;
+}
+
+function countByStatus(results: ImportPageResult[]): ImportCounts {
+  const counts: ImportCounts = { created: 0, updated: 0, unchanged: 0, failed: 0 };
+  for (const result of results) counts[result.status]++;
+  return counts;
+}

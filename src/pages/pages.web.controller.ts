@@ -1,0 +1,380 @@
+import { BadRequestException, Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import type { Actor } from '../auth/actor.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
+import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
+import { CreatePageDto, GraphQueryDto, ListPagesQueryDto, RenamePageDto, UpdatePageDto } from './dto/page.dto.js';
+import { isSafeSlug, slugify } from './markdown/slug.js';
+import { PageGraphService } from './page-graph.service.js';
+import { PageRenderService } from './page-render.service.js';
+import {
+  diffView, fieldText, formError, formErrorStatus, historyView, noticeText, pageHref, pageMeta, pager, pageSummary, readForm,
+  titleFromSlug, tocView, type FormError,
+} from './page-view-models.js';
+import type { PageEntity } from './page.entity.js';
+import { PagesService } from './pages.service.js';
+import { diffRevisions } from './revision-diff.js';
+import { SlugPipe } from './slug.pipe.js';
+
+const PAGES_PER_LIST = 50;
+const RECENT_CHANGES = 100;
+const REPORT_ROWS = 200;
+const MAX_VERSION = 2_147_483_647;
+
+/** The server-rendered wiki: plain HTML forms that work without JavaScript. Routes shape view models; services do the work. */
+@ApiExcludeController()
+@Controller()
+export class PagesWebController {
+  constructor(
+    private readonly pages: PagesService,
+    private readonly graph: PageGraphService,
+    private readonly renderer: PageRenderService,
+  ) {}
+
+  @Get()
+  async home(@Res() res: Response) {
+    const [[, pageCount], links, wanted, orphans, hubs, recent] = await Promise.all([
+      this.pages.list({ sort: 'title', limit: 1, offset: 0 }),
+      this.graph.linkCounts(),
+      this.graph.wanted(10, 0),
+      this.graph.orphans(1, 0),
+      this.graph.hubs(10),
+      this.pages.recentChanges(10),
+    ]);
+    res.render('home', {
+      title: 'Home',
+      counts: { pages: pageCount, links: links.resolved, broken: links.broken, wanted: wanted.total, orphans: orphans.total },
+      empty: pageCount === 0,
+      recent: recent.map((r) => ({ ...r, href: pageHref(r.currentSlug) })),
+      hubs: hubs.map((h) => ({ ...pageSummary(h), inbound: h.inbound })),
+      wanted: wanted.items.map((w) => ({ target: w.target, wantedBy: w.wantedBy, createHref: newPageHref(w.target) })),
+    });
+  }
+
+  // Declared before `page/:slug` so that "new" is not read as a slug.
+  @Get('page/new')
+  newPage(@Query('title') title: unknown, @Res() res: Response) {
+    res.render('page-new', newFormModel({ title: typeof title === 'string' ? title.slice(0, 300) : '', body: '', message: '' }));
+  }
+
+  @Post('page')
+  async create(@Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
+    const typed = { title: fieldText(form, 'title'), body: fieldText(form, 'body'), message: fieldText(form, 'message') };
+    const input = readForm(CreatePageDto, form);
+    if (!input.ok) return res.status(400).render('page-new', newFormModel(typed, formError(input.message)));
+    try {
+      const page = await this.pages.create({ ...input.value, message: input.value.message || undefined }, actor);
+      res.redirect(303, `${pageHref(page.slug)}?notice=created`);
+    } catch (error) {
+      if (!(error instanceof DomainException)) throw error;
+      res.status(formErrorStatus(error)).render('page-new', newFormModel(typed, formError(error, typed.body)));
+    }
+  }
+
+  @Get('page/:slug')
+  async view(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
+    const page = await this.locate(raw, '', req, res);
+    if (!page) return;
+    const [rendered, backlinks] = await Promise.all([this.renderer.render(page), this.graph.backlinks(page.slug)]);
+    res.render('page-view', {
+      title: page.title,
+      page: pageMeta(page),
+      html: rendered.html,
+      toc: tocView(rendered.toc),
+      backlinks: backlinks.map(pageSummary),
+      notice: noticeText(req.query.notice, { rewritten: req.query.rewritten }),
+    });
+  }
+
+  @Get('page/:slug/edit')
+  async edit(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
+    const page = await this.locate(raw, '/edit', req, res);
+    if (!page) return;
+    const { html } = await this.renderer.render(page);
+    res.render('page-edit', editFormModel(page, { body: page.body, baseVersion: page.version, message: '' }, html));
+  }
+
+  @Post('page/:slug')
+  async update(@Param('slug', SlugPipe) slug: string, @Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
+    const typed = { body: fieldText(form, 'body'), message: fieldText(form, 'message'), baseVersion: Number(fieldText(form, 'baseVersion')) || 0 };
+    const input = readForm(UpdatePageDto, form);
+    try {
+      if (!input.ok) {
+        const page = await this.pages.get(slug);
+        return res.status(400).render('page-edit', editFormModel(page, typed, null, formError(input.message)));
+      }
+      const { page, changed } = await this.pages.update(slug, { ...input.value, message: input.value.message || undefined }, actor);
+      res.redirect(303, `${pageHref(page.slug)}?notice=${changed ? 'saved' : 'unchanged'}`);
+    } catch (error) {
+      if (!(error instanceof DomainException)) throw error;
+      if (error.code === DomainErrorCode.VersionConflict) return res.status(409).render('page-conflict', conflictModel(slug, typed, error));
+      // Whatever went wrong (even the page going to the trash meanwhile), the text comes back to the author.
+      const page = error.code === DomainErrorCode.NotFound ? null : await this.pages.get(slug).catch(() => null);
+      res.status(formErrorStatus(error)).render('page-edit', editFormModel(page ?? { slug, title: titleFromSlug(slug), version: typed.baseVersion }, typed, null, formError(error, typed.body)));
+    }
+  }
+
+  @Get('page/:slug/history')
+  async history(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
+    const located = await this.locate(raw, '/history', req, res);
+    if (!located) return;
+    const { page, revisions } = await this.pages.history(located.slug);
+    res.render('page-history', { title: `History of ${page.title}`, page: pageMeta(page), revisions: historyView(page, revisions), canCompare: revisions.length > 1 });
+  }
+
+  @Get('page/:slug/diff')
+  async diff(@Param('slug') raw: string, @Query('from') fromRaw: unknown, @Query('to') toRaw: unknown, @Req() req: Request, @Res() res: Response) {
+    const from = versionNumber(fromRaw, 'from');
+    const to = versionNumber(toRaw, 'to');
+    const located = await this.locate(raw, '/diff', req, res);
+    if (!located) return;
+    const [older, newer] = await Promise.all([this.pages.revision(located.slug, from), this.pages.revision(located.slug, to)]);
+    res.render('page-diff', {
+      title: `${located.title}: version ${from} → ${to}`,
+      page: pageMeta(located),
+      from: { version: from, author: older.revision.author, createdAt: older.revision.createdAt, href: pageHref(located.slug, `/revisions/${from}`) },
+      to: { version: to, author: newer.revision.author, createdAt: newer.revision.createdAt, href: pageHref(located.slug, `/revisions/${to}`) },
+      swapHref: pageHref(located.slug, `/diff?from=${to}&to=${from}`),
+      diff: diffView(diffRevisions(older.revision.body, newer.revision.body), older.revision.body),
+    });
+  }
+
+  @Get('page/:slug/revisions/:version')
+  async revision(@Param('slug') raw: string, @Param('version') versionRaw: string, @Req() req: Request, @Res() res: Response) {
+    const version = versionNumber(versionRaw, 'version');
+    const located = await this.locate(raw, `/revisions/${version}`, req, res);
+    if (!located) return;
+    const { page, revision } = await this.pages.revision(located.slug, version);
+    res.render('page-revision', {
+      title: `${page.title}, version ${version}`,
+      page: pageMeta(page),
+      revision,
+      isCurrent: revision.version === page.version,
+      restoreAction: pageHref(page.slug, `/revisions/${version}/restore`),
+      diffHref: revision.version === page.version ? null : pageHref(page.slug, `/diff?from=${version}&to=${page.version}`),
+    });
+  }
+
+  @Post('page/:slug/revisions/:version/restore')
+  async restoreRevision(@Param('slug', SlugPipe) slug: string, @Param('version') versionRaw: string, @CurrentActor() actor: Actor, @Res() res: Response) {
+    const { page, changed } = await this.pages.restoreRevision(slug, versionNumber(versionRaw, 'version'), actor);
+    res.redirect(303, `${pageHref(page.slug)}?notice=${changed ? 'reverted' : 'unchanged'}`);
+  }
+
+  @Get('page/:slug/rename')
+  async renameForm(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
+    const page = await this.locate(raw, '/rename', req, res);
+    if (!page) return;
+    const backlinks = await this.graph.backlinks(page.slug);
+    res.render('page-rename', renameModel(page, { title: page.title, rewriteLinks: backlinks.length > 0 }, backlinks.length));
+  }
+
+  @Post('page/:slug/rename')
+  async rename(@Param('slug', SlugPipe) slug: string, @Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
+    const typed = { title: fieldText(form, 'title'), rewriteLinks: ['on', 'true', '1'].includes(fieldText(form, 'rewriteLinks')) };
+    const input = readForm(RenamePageDto, form);
+    try {
+      if (!input.ok) throw new DomainException(DomainErrorCode.InvalidInput, input.message);
+      const { page, rewrittenPages } = await this.pages.rename(slug, input.value.title, { rewriteLinks: input.value.rewriteLinks ?? false }, actor);
+      res.redirect(303, `${pageHref(page.slug)}?notice=renamed&rewritten=${rewrittenPages.length}`);
+    } catch (error) {
+      if (!(error instanceof DomainException) || error.code === DomainErrorCode.NotFound) throw error;
+      const page = await this.pages.get(slug);
+      res.status(formErrorStatus(error)).render('page-rename', renameModel(page, typed, (await this.graph.backlinks(slug)).length, formError(error)));
+    }
+  }
+
+  @Get('page/:slug/delete')
+  async deleteForm(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
+    const page = await this.locate(raw, '/delete', req, res);
+    if (!page) return;
+    const backlinks = await this.graph.backlinks(page.slug);
+    res.render('page-delete', { title: `Delete ${page.title}?`, page: pageMeta(page), backlinks: backlinks.map(pageSummary), action: pageHref(page.slug, '/delete') });
+  }
+
+  @Post('page/:slug/delete')
+  async delete(@Param('slug', SlugPipe) slug: string, @CurrentActor() actor: Actor, @Res() res: Response) {
+    await this.pages.delete(slug, actor);
+    res.redirect(303, `/trash?notice=deleted&slug=${encodeURIComponent(slug)}`);
+  }
+
+  @Get('trash')
+  async trash(@Query('notice') notice: unknown, @Query('slug') slug: unknown, @Res() res: Response) {
+    const items = await this.pages.listTrash();
+    res.render('trash', {
+      title: 'Trash',
+      notice: noticeText(notice),
+      items: items.map((p) => ({
+        ...pageSummary(p), deletedAt: p.deletedAt, deletedBy: p.deletedBy, version: p.version,
+        restoreAction: `/trash/${encodeURIComponent(p.slug)}/restore`, justDeleted: p.slug === slug,
+      })),
+    });
+  }
+
+  @Post('trash/:slug/restore')
+  async restore(@Param('slug', SlugPipe) slug: string, @Res() res: Response) {
+    const page = await this.pages.restore(slug);
+    res.redirect(303, `${pageHref(page.slug)}?notice=restored`);
+  }
+
+  @Get('pages')
+  async list(@Query() query: ListPagesQueryDto, @Res() res: Response) {
+    const page = query.page ?? 1;
+    const sort = query.sort ?? 'title';
+    const [[items, total], facets] = await Promise.all([
+      this.pages.list({ cluster: query.cluster || undefined, tag: query.tag || undefined, sort, limit: PAGES_PER_LIST, offset: (page - 1) * PAGES_PER_LIST }),
+      this.pages.facets(),
+    ]);
+    res.render('pages-list', {
+      title: 'All pages',
+      items: items.map((p) => ({ ...pageSummary(p), tags: p.tags, updatedAt: p.updatedAt, updatedBy: p.updatedBy })),
+      total,
+      filtered: Boolean(query.cluster || query.tag),
+      clusters: facets.clusters.map((c) => ({ ...c, selected: c.name === query.cluster })),
+      tags: facets.tags.map((t) => ({ ...t, selected: t.name === query.tag })),
+      sortTitle: sort === 'title',
+      sortUpdated: sort === 'updated',
+      pager: pager('/pages', { cluster: query.cluster, tag: query.tag, sort: sort === 'title' ? undefined : sort }, page, PAGES_PER_LIST, total),
+    });
+  }
+
+  @Get('recent')
+  async recent(@Res() res: Response) {
+    const changes = await this.pages.recentChanges(RECENT_CHANGES);
+    res.render('recent', {
+      title: 'Recent changes',
+      changes: changes.map((r) => ({
+        title: r.title, version: r.version, author: r.author, message: r.message, createdAt: r.createdAt,
+        href: pageHref(r.currentSlug),
+        revisionHref: pageHref(r.currentSlug, `/revisions/${r.version}`),
+        diffHref: r.version > 1 ? pageHref(r.currentSlug, `/diff?from=${r.version - 1}&to=${r.version}`) : null,
+      })),
+    });
+  }
+
+  @Get('reports')
+  async reports(@Res() res: Response) {
+    const [wanted, orphans, hubs] = await Promise.all([this.graph.wanted(REPORT_ROWS, 0), this.graph.orphans(REPORT_ROWS, 0), this.graph.hubs(50)]);
+    res.render('reports', {
+      title: 'Reports',
+      wanted: wanted.items.map((w) => ({ target: w.target, wantedBy: w.wantedBy, fromPages: w.fromPages.map(pageSummary), createHref: newPageHref(w.target) })),
+      wantedTotal: wanted.total,
+      wantedMore: wanted.total > wanted.items.length,
+      orphans: orphans.items.map(pageSummary),
+      orphansTotal: orphans.total,
+      orphansMore: orphans.total > orphans.items.length,
+      hubs: hubs.map((h) => ({ ...pageSummary(h), inbound: h.inbound })),
+    });
+  }
+
+  @Get('page/:slug/graph')
+  async graphView(@Param('slug') raw: string, @Query() query: GraphQueryDto, @Req() req: Request, @Res() res: Response) {
+    const page = await this.locate(raw, '/graph', req, res);
+    if (!page) return;
+    const hops = query.hops ?? 1;
+    const { nodes, edges } = await this.graph.neighbourhood(page.slug, hops);
+    const others = nodes.filter((n) => n.slug !== page.slug).map((n) => ({ ...pageSummary(n), depth: n.depth }));
+    res.render('page-graph', {
+      title: `Links around ${page.title}`,
+      page: pageMeta(page),
+      hops,
+      oneHop: hops === 1,
+      oneHopHref: pageHref(page.slug, '/graph?hops=1'),
+      twoHopsHref: pageHref(page.slug, '/graph?hops=2'),
+      direct: others.filter((n) => n.depth === 1),
+      indirect: others.filter((n) => n.depth === 2),
+      edgeCount: edges.length,
+      alone: others.length === 0,
+      scripts: ['/static/vendor/cytoscape/cytoscape.min.js'],
+    });
+  }
+
+  /**
+   * Finds the live page a URL names. Otherwise answers by itself and returns null: a 301 for an old or non-canonical
+   * slug (keeping the sub-path and the query), a 404 offering to create the page, or a 404 saying it is in the trash.
+   */
+  private async locate(raw: string, suffix: string, req: Request, res: Response): Promise<PageEntity | null> {
+    const slug = slugify(raw);
+    if (!slug) throw new BadRequestException(`"${raw.slice(0, 80)}" cannot name a page: a page name needs at least one letter or digit.`);
+    const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
+    const found = await this.pages.lookup(slug);
+    if (found && 'page' in found && raw === slug) return found.page;
+    if (found) {
+      res.redirect(301, pageHref('page' in found ? found.page.slug : found.redirectTo, suffix) + query);
+      return null;
+    }
+    try {
+      await this.pages.get(slug);
+    } catch (error) {
+      if (error instanceof DomainException && error.details.inTrash) {
+        res.status(404).render('page-trashed', { title: 'In the trash', message: error.message, slug, restoreAction: `/trash/${encodeURIComponent(slug)}/restore` });
+        return null;
+      }
+      if (!(error instanceof DomainException)) throw error;
+    }
+    const title = titleFromSlug(isSafeSlug(raw) ? raw : raw.trim());
+    res.status(404).render('page-missing', { title: 'No such page', missingTitle: title, createHref: newPageHref(title) });
+    return null;
+  }
+}
+
+function newPageHref(title: string): string {
+  return `/page/new?${new URLSearchParams({ title })}`;
+}
+
+/** A version number from the URL; out-of-range numbers are a 400, not a database error. */
+function versionNumber(raw: unknown, name: string): number {
+  const text = typeof raw === 'string' ? raw : '';
+  const version = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(version) || version < 1 || version > MAX_VERSION) {
+    throw new BadRequestException(`"${name}" must be a version number (1, 2, 3, …).`);
+  }
+  return version;
+}
+
+function newFormModel(typed: { title: string; body: string; message: string }, error: FormError | null = null) {
+  return { title: typed.title ? `New page: ${typed.title}` : 'New page', form: typed, error, preview: true };
+}
+
+function editFormModel(
+  page: Pick<PageEntity, 'slug' | 'title' | 'version'>,
+  typed: { body: string; baseVersion: number; message: string },
+  previewHtml: string | null,
+  error: FormError | null = null,
+) {
+  return {
+    title: `Editing ${page.title}`,
+    page: { slug: page.slug, title: page.title, version: page.version, href: pageHref(page.slug), historyHref: pageHref(page.slug, '/history') },
+    action: pageHref(page.slug),
+    form: typed,
+    previewHtml,
+    error,
+  };
+}
+
+function conflictModel(slug: string, typed: { body: string; message: string }, error: DomainException) {
+  const details = error.details as { currentVersion: number; currentBody: string; updatedBy: string; yourBody: string; baseVersion: number };
+  return {
+    title: 'Edit conflict',
+    message: error.message,
+    action: pageHref(slug),
+    page: { slug, href: pageHref(slug), historyHref: pageHref(slug, '/history') },
+    theirs: { body: details.currentBody, version: details.currentVersion, updatedBy: details.updatedBy },
+    yours: { body: typed.body, message: typed.message, baseVersion: details.baseVersion },
+    newBaseVersion: details.currentVersion,
+    diff: diffView(diffRevisions(details.currentBody, typed.body), details.currentBody),
+    diffHref: pageHref(slug, `/diff?from=${details.baseVersion}&to=${details.currentVersion}`),
+  };
+}
+
+function renameModel(page: PageEntity, typed: { title: string; rewriteLinks: boolean }, backlinkCount: number, error: FormError | null = null) {
+  return {
+    title: `Rename ${page.title}`,
+    page: pageMeta(page),
+    form: typed,
+    backlinkCount,
+    action: pageHref(page.slug, '/rename'),
+    error,
+  };
+}

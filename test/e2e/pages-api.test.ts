@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+describe('pages REST API', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { KURATE_DEFAULT_AUTHOR: 'ada', KURATE_MAX_BODY_BYTES: '65536' } });
+  });
+  afterAll(() => t.close());
+
+  const create = (body: string, title?: string, message?: string) => t.http.post('/api/pages').send({ title, body, message });
+
+  describe('create and read', () => {
+    it('creates a page from a title and Markdown, slugged and attributed', async () => {
+      const res = await create('Hello **world**', 'Getting Started', 'first draft').expect(201);
+      expect(res.body).toMatchObject({ slug: 'getting-started', title: 'Getting Started', version: 1, createdBy: 'ada', url: '/page/getting-started' });
+      const got = await t.http.get('/api/pages/getting-started').expect(200);
+      expect(got.body.body).toBe('Hello **world**');
+    });
+
+    it('takes title, cluster, tags, aliases, type and extra keys from the frontmatter', async () => {
+      const body = '---\ntitle: Über Café\ncluster: places/europe\ntags: [coffee, travel]\naliases: [Cafe Uber]\ntype: place\nrating: 5\n---\n# Hi\n';
+      const res = await create(body, 'ignored').expect(201);
+      expect(res.body).toMatchObject({
+        slug: 'über-café', title: 'Über Café', cluster: 'places/europe', clusters: ['places/europe'],
+        tags: ['coffee', 'travel'], aliases: ['Cafe Uber'], type: 'place', isSystem: false,
+      });
+      expect(res.body.frontmatter.rating).toBe(5);
+      await t.http.get(`/api/pages/${encodeURIComponent('über-café')}`).expect(200);
+    });
+
+    it('rejects invalid YAML with a 400 that names the line, and saves nothing', async () => {
+      const res = await create('---\ntitle: Broken\ntags: [a, b\n---\ntext').expect(400);
+      expect(res.body.code).toBe('invalid_frontmatter');
+      expect(res.body.message).toMatch(/line \d+/);
+      expect(typeof res.body.line).toBe('number');
+      await t.http.get('/api/pages/broken').expect(404);
+    });
+
+    it('refuses a duplicate title with 409, a title without letters with 400, unknown fields with 400', async () => {
+      const dup = await create('again', 'Getting Started').expect(409);
+      expect(dup.body).toMatchObject({ code: 'slug_taken' });
+      await create('x', '!!!').expect(400);
+      const extra = await t.http.post('/api/pages').send({ title: 'X', body: 'y', admin: true }).expect(400);
+      expect(extra.body.message).toMatch(/property admin should not exist/);
+      await t.http.post('/api/pages').send({ title: 'No body' }).expect(400);
+    });
+
+    it('answers malformed JSON and oversized bodies with clear 4xx, not 500', async () => {
+      const bad = await t.http.post('/api/pages').set('content-type', 'application/json').send('{"title": ').expect(400);
+      expect(bad.body.message).toBeTruthy();
+      const big = await create('x'.repeat(70_000), 'Too Big').expect(413);
+      expect(big.body.message).toMatch(/too large/);
+    });
+
+    it('rejects path traversal and non-canonical slugs, and 404s unknown pages', async () => {
+      await t.http.get('/api/pages/..%2F..%2Fetc%2Fpasswd').expect(400);
+      await t.http.get('/api/pages/Getting%20Started').expect(400);
+      const missing = await t.http.get('/api/pages/no-such-page').expect(404);
+      expect(missing.body.message).toMatch(/no page/);
+    });
+  });
+
+  describe('editing with optimistic concurrency', () => {
+    it('saves from the current version and keeps every revision', async () => {
+      await create('one', 'Versioned').expect(201);
+      const v2 = await t.http.put('/api/pages/versioned').send({ body: 'two', baseVersion: 1, message: 'second' }).expect(200);
+      expect(v2.body).toMatchObject({ version: 2, changed: true });
+      const history = await t.http.get('/api/pages/versioned/history').expect(200);
+      expect(history.body.items.map((r: { version: number; message: string; author: string }) => [r.version, r.message, r.author])).toEqual([
+        [2, 'second', 'ada'],
+        [1, 'Created', 'ada'],
+      ]);
+    });
+
+    it('answers a stale save with 409, the other text and yours, and loses nothing', async () => {
+      const stale = await t.http.put('/api/pages/versioned').send({ body: 'my edit', baseVersion: 1 }).expect(409);
+      expect(stale.body).toMatchObject({ code: 'version_conflict', currentVersion: 2, currentBody: 'two', yourBody: 'my edit', baseVersion: 1 });
+      expect((await t.http.get('/api/pages/versioned')).body.body).toBe('two');
+    });
+
+    it('lets exactly one of two concurrent saves from the same version win', async () => {
+      const results = await Promise.all([
+        t.http.put('/api/pages/versioned').send({ body: 'alice', baseVersion: 2 }),
+        t.http.put('/api/pages/versioned').send({ body: 'bob', baseVersion: 2 }),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+      const history = await t.http.get('/api/pages/versioned/history');
+      expect(history.body.items).toHaveLength(3);
+    });
+
+    it('writes no revision when nothing changed', async () => {
+      const page = (await t.http.get('/api/pages/versioned')).body;
+      const res = await t.http.put('/api/pages/versioned').send({ body: page.body, baseVersion: page.version }).expect(200);
+      expect(res.body).toMatchObject({ changed: false, version: page.version });
+    });
+
+    it('shows a revision, diffs two, and restores an old one as a new revision', async () => {
+      const rev = await t.http.get('/api/pages/versioned/revisions/1').expect(200);
+      expect(rev.body).toMatchObject({ version: 1, body: 'one' });
+      const diff = await t.http.get('/api/pages/versioned/diff?from=1&to=2').expect(200);
+      expect(diff.body).toMatchObject({ added: 1, removed: 1 });
+      expect(diff.body.hunks[0].lines).toEqual([
+        { kind: 'removed', oldNumber: 1, newNumber: null, text: 'one' },
+        { kind: 'added', oldNumber: null, newNumber: 1, text: 'two' },
+      ]);
+      const restored = await t.http.post('/api/pages/versioned/revisions/1/restore').expect(201);
+      expect(restored.body).toMatchObject({ body: 'one', version: 4, changed: true });
+      await t.http.get('/api/pages/versioned/revisions/99').expect(404);
+      await t.http.get('/api/pages/versioned/diff?from=1').expect(400);
+    });
+  });
+
+  describe('the Page Graph', () => {
+    it('resolves links by slug, title or alias, case-insensitively, and reports the broken ones', async () => {
+      await create('---\naliases: [PG]\n---\nThe graph of pages.', 'Page Graph').expect(201);
+      await create('See [[page graph]], [[PG|the graph]], [[Page Graph#Backlinks]], ![[Page Graph]], [relative](page-graph.md) and [[Wanted Thing]].', 'Linker').expect(201);
+      const links = await t.http.get('/api/pages/linker/links').expect(200);
+      expect(links.body.items.map((l: { targetKey: string; page: { slug: string } | null }) => [l.targetKey, l.page?.slug ?? null])).toEqual([
+        ['page-graph', 'page-graph'],
+        ['pg', 'page-graph'],
+        ['wanted-thing', null],
+      ]);
+      const backlinks = await t.http.get('/api/pages/page-graph/backlinks').expect(200);
+      expect(backlinks.body.items).toEqual([{ slug: 'linker', title: 'Linker', cluster: null }]);
+      const wanted = await t.http.get('/api/reports/wanted').expect(200);
+      expect(wanted.body.items).toContainEqual({ targetKey: 'wanted-thing', target: 'Wanted Thing', wantedBy: 1, fromPages: [{ slug: 'linker', title: 'Linker', cluster: null }] });
+    });
+
+    it('turns broken links into resolved ones the moment the page is created', async () => {
+      await create('Me too: [[Wanted Thing]]', 'Second Linker').expect(201);
+      expect((await t.http.get('/api/reports/wanted')).body.items.find((w: { targetKey: string }) => w.targetKey === 'wanted-thing').wantedBy).toBe(2);
+      await create('Finally here.', 'Wanted Thing').expect(201);
+      const wanted = await t.http.get('/api/reports/wanted').expect(200);
+      expect(wanted.body.items.map((w: { targetKey: string }) => w.targetKey)).not.toContain('wanted-thing');
+      const backlinks = await t.http.get('/api/pages/wanted-thing/backlinks').expect(200);
+      expect(backlinks.body.items.map((p: { slug: string }) => p.slug)).toEqual(['linker', 'second-linker']);
+    });
+
+    it('lists orphans and hubs', async () => {
+      const hubs = await t.http.get('/api/reports/hubs').expect(200);
+      expect(hubs.body.items.slice(0, 2)).toEqual([
+        { slug: 'wanted-thing', title: 'Wanted Thing', cluster: null, inbound: 2 },
+        { slug: 'page-graph', title: 'Page Graph', cluster: null, inbound: 1 },
+      ]);
+      const orphans = await t.http.get('/api/reports/orphans?perPage=500').expect(200);
+      const slugs = orphans.body.items.map((p: { slug: string }) => p.slug);
+      expect(slugs).toContain('linker');
+      expect(slugs).not.toContain('wanted-thing');
+      expect(orphans.body.total).toBe(slugs.length);
+    });
+
+    it('gives a page neighbourhood for the graph view, one or two hops', async () => {
+      const one = await t.http.get('/api/pages/wanted-thing/graph').expect(200);
+      expect(one.body.nodes.map((n: { slug: string }) => n.slug).sort()).toEqual(['linker', 'second-linker', 'wanted-thing']);
+      expect(one.body.edges).toContainEqual({ from: 'linker', to: 'wanted-thing' });
+      const two = await t.http.get('/api/pages/wanted-thing/graph?hops=2').expect(200);
+      expect(two.body.nodes.map((n: { slug: string }) => n.slug)).toContain('page-graph');
+      await t.http.get('/api/pages/wanted-thing/graph?hops=5').expect(400);
+    });
+
+    it('renders links: resolved ones to the page, missing ones to "create this page"', async () => {
+      const res = await t.http.get('/api/pages/linker?render=true').expect(200);
+      expect(res.body.html).toContain('href="/page/page-graph"');
+      expect(res.body.html).toContain('href="/page/page-graph#backlinks"');
+      expect(res.body.html).toContain('embed-card');
+      const preview = await t.http.post('/api/preview').send({ body: '[[Page Graph]] and [[Nowhere Yet]]' }).expect(200);
+      expect(preview.body.html).toContain('href="/page/page-graph"');
+      expect(preview.body.html).toMatch(/wikilink-missing[^>]*href="\/page\/new\?title=Nowhere%20Yet"|href="\/page\/new\?title=Nowhere%20Yet"[^>]*wikilink-missing/);
+    });
+  });
+
+  describe('rename, trash and restore', () => {
+    it('renames: the old slug redirects and incoming links can be rewritten', async () => {
+      await create('Target text', 'Old Name').expect(201);
+      await create('Go to [[Old Name]] or [[old name|there]].', 'Pointer').expect(201);
+      const renamed = await t.http.post('/api/pages/old-name/rename').send({ title: 'New Name', rewriteLinks: true }).expect(201);
+      expect(renamed.body).toMatchObject({ slug: 'new-name', title: 'New Name', rewrittenPages: ['pointer'] });
+      const pointer = await t.http.get('/api/pages/pointer').expect(200);
+      expect(pointer.body.body).toBe('Go to [[New Name]] or [[New Name|there]].');
+      expect((await t.http.get('/api/pages/new-name/backlinks')).body.items.map((p: { slug: string }) => p.slug)).toEqual(['pointer']);
+      await t.http.get('/page/old-name').expect(301).expect('location', '/page/new-name');
+    });
+
+    it('moves a deleted page to the trash, breaks links to it, and restores it', async () => {
+      await t.http.delete('/api/pages/wanted-thing').expect(204);
+      await t.http.get('/api/pages/wanted-thing').expect(404);
+      expect((await t.http.get('/api/trash')).body.items.map((p: { slug: string }) => p.slug)).toContain('wanted-thing');
+      expect((await t.http.get('/api/reports/wanted')).body.items.map((w: { targetKey: string }) => w.targetKey)).toContain('wanted-thing');
+      const conflict = await create('new', 'Wanted Thing').expect(409);
+      expect(conflict.body.code).toBe('page_in_trash');
+      await t.http.post('/api/pages/wanted-thing/restore').expect(201);
+      expect((await t.http.get('/api/pages/wanted-thing/backlinks')).body.items).toHaveLength(2);
+      await t.http.post('/api/pages/wanted-thing/restore').expect(409);
+    });
+  });
+
+  describe('lists, search and health', () => {
+    it('lists pages with pagination and cluster/tag filters', async () => {
+      const all = await t.http.get('/api/pages?perPage=2&page=1').expect(200);
+      expect(all.body.items).toHaveLength(2);
+      expect(all.body.total).toBeGreaterThan(5);
+      const byCluster = await t.http.get('/api/pages?cluster=places/europe').expect(200);
+      expect(byCluster.body.items.map((p: { slug: string }) => p.slug)).toEqual(['über-café']);
+      const byTag = await t.http.get('/api/pages?tag=coffee').expect(200);
+      expect(byTag.body.total).toBe(1);
+      await t.http.get('/api/pages?perPage=100000').expect(400);
+      const facets = await t.http.get('/api/facets').expect(200);
+      expect(facets.body.clusters).toContainEqual({ name: 'places/europe', count: 1 });
+    });
+
+    it('searches titles and bodies with highlighted, escaped snippets', async () => {
+      await create('The <script>alert(1)</script> quick brown fox jumps over the lazy dog.', 'Fox Facts').expect(201);
+      const res = await t.http.get('/api/search?q=fox').expect(200);
+      expect(res.body.hits[0]).toMatchObject({ slug: 'fox-facts', title: 'Fox Facts' });
+      expect(res.body.hits[0].snippetHtml).toContain('<mark>fox</mark>');
+      expect(res.body.hits[0].snippetHtml).not.toContain('<script>');
+      const question = await t.http.get('/api/search?q=' + encodeURIComponent('which animal is quick and brown?')).expect(200);
+      expect(question.body.hits.map((h: { slug: string }) => h.slug)).toContain('fox-facts');
+      const injection = await t.http.get('/api/search?q=' + encodeURIComponent("'; DROP TABLE pages; --")).expect(200);
+      expect(Array.isArray(injection.body.hits)).toBe(true);
+      await t.http.get('/api/pages/fox-facts').expect(200);
+    });
+
+    it('lists recent changes and checks the database on /health', async () => {
+      const recent = await t.http.get('/api/recent-changes?perPage=3').expect(200);
+      expect(recent.body.items).toHaveLength(3);
+      expect(recent.body.items[0].slug).toBe('fox-facts');
+      await t.http.get('/health').expect(200, { status: 'ok', database: 'ok' });
+    });
+
+    it('documents the API with OpenAPI', async () => {
+      const doc = await t.http.get('/api/docs/openapi.json').expect(200);
+      expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/api/pages', '/api/pages/{slug}', '/api/pages/{slug}/diff', '/api/search', '/health']));
+    });
+  });
+});

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readMigrations, rollback, migrate } from '../../src/db/migration-runner.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+describe('database schema', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('matches the entities exactly (no drift between migrations and TypeORM entities)', async () => {
+    // TypeORM computes what it would change to make the database match the entities; nothing may be pending.
+    const pending = await t.dataSource.driver.createSchemaBuilder().log();
+    const statements = pending.upQueries.map((q) => q.query);
+    expect(statements).toEqual([]);
+  });
+
+  it('has the GIN indexes TypeORM cannot describe', async () => {
+    const rows: { indexname: string }[] = await t.dataSource.query(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexdef LIKE '%USING gin%' ORDER BY indexname`,
+    );
+    expect(rows.map((r) => r.indexname)).toEqual(['pages_link_keys_idx', 'pages_search_idx', 'pages_tags_idx']);
+  });
+
+  it('applies every migration file and rolls each back cleanly', async () => {
+    const versions = readMigrations().map((m) => m.version);
+    const applied = (await t.dataSource.query('SELECT version FROM schema_migrations ORDER BY version')).map((r: { version: string }) => r.version);
+    expect(applied).toEqual(versions);
+    const tablesBefore = await tableNames(t);
+    const rolledBack = await rollback(t.dataSource, versions.length);
+    expect(rolledBack).toEqual([...versions].reverse());
+    expect((await tableNames(t)).filter((n) => n !== 'schema_migrations')).toEqual([]);
+    expect(await migrate(t.dataSource)).toEqual(versions);
+    expect(await tableNames(t)).toEqual(tablesBefore);
+  });
+
+  it('has pgvector and pg_trgm available', async () => {
+    const rows: { extname: string }[] = await t.dataSource.query(`SELECT extname FROM pg_extension WHERE extname IN ('vector', 'pg_trgm') ORDER BY extname`);
+    expect(rows.map((r) => r.extname)).toEqual(['pg_trgm', 'vector']);
+  });
+});
+
+async function tableNames(t: TestApp): Promise<string[]> {
+  const rows: { table_name: string }[] = await t.dataSource.query(
+    `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`,
+  );
+  return rows.map((r) => r.table_name);
+}
