@@ -114,7 +114,7 @@ describe('pages REST API', () => {
   describe('the Page Graph', () => {
     it('resolves links by slug, title or alias, case-insensitively, and reports the broken ones', async () => {
       await create('---\naliases: [PG]\n---\nThe graph of pages.', 'Page Graph').expect(201);
-      await create('See [[page graph]], [[PG|the graph]], [[Page Graph#Backlinks]], ![[Page Graph]], [relative](page-graph.md) and [[Wanted Thing]].', 'Linker').expect(201);
+      await create('See [[page graph]], [[PG|the graph]], [[Page Graph#Backlinks]], [relative](page-graph.md) and [[Wanted Thing]].\n\n![[Page Graph]]\n', 'Linker').expect(201);
       const links = await t.http.get('/api/pages/linker/links').expect(200);
       expect(links.body.items.map((l: { targetKey: string; page: { slug: string } | null }) => [l.targetKey, l.page?.slug ?? null])).toEqual([
         ['page-graph', 'page-graph'],

@@ -34,8 +34,8 @@ const BOM = '\uFEFF';
 const OPENING_FENCE = /^---[ \t]*\r?\n/;
 // Jekyll also closes the block with the YAML document-end marker `...`.
 const CLOSING_FENCE = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m;
-// The YAML text starts on the line after the opening fence.
-const FENCE_LINES = 1;
+// YAML line n is source line n + 1, after the opening fence.
+const OPENING_FENCE_LINE = 1;
 
 type Fail = (reason: string) => never;
 type Normaliser = (value: unknown, fail: Fail) => unknown;
@@ -66,15 +66,15 @@ export function parseFrontmatter(source: string): ParsedSource {
 function parseYaml(yamlText: string): PageFrontmatter {
   const lineCounter = new LineCounter();
   const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true, lineCounter });
-  const sourceLine = (offset: number) => lineCounter.linePos(offset).line + FENCE_LINES;
+  const sourceLine = (offset: number) => lineCounter.linePos(offset).line + OPENING_FENCE_LINE;
 
   const [error] = doc.errors;
   if (error) {
     const position = error.linePos?.[0];
-    if (!position) throw new FrontmatterError(FENCE_LINES, error.message);
+    if (!position) throw new FrontmatterError(OPENING_FENCE_LINE, error.message);
     // prettyErrors appends a YAML-relative position and a code excerpt; keep only the reason.
     const reason = error.message.split(` at line ${position.line}, column ${position.col}`)[0];
-    throw new FrontmatterError(position.line + FENCE_LINES, reason);
+    throw new FrontmatterError(position.line + OPENING_FENCE_LINE, reason);
   }
 
   const contents = doc.contents;

@@ -91,13 +91,14 @@ function headingAnchor(text: string): string {
 }
 
 function inlineText(tokens: Token[]): string {
-  return tokens
-    .map((token) => {
-      if (token.type === 'text' || token.type === 'code_inline') return token.content;
-      if (token.type === 'wikilink') return wikilinkOf(token).label ?? wikilinkOf(token).target;
-      return '';
-    })
-    .join('');
+  return tokens.map(tokenText).join('');
+}
+
+function tokenText(token: Token): string {
+  if (token.type === 'text' || token.type === 'code_inline') return token.content;
+  if (token.type !== 'wikilink') return '';
+  const link = wikilinkOf(token);
+  return link.label ?? link.target;
 }
 
 function tableOfContents(tokens: Token[]): TocEntry[] {
@@ -114,8 +115,6 @@ function tableOfContents(tokens: Token[]): TocEntry[] {
 function placeEmbedCards(state: StateCore): void {
   state.tokens.forEach((token, idx) => {
     const children = token.children ?? [];
-    const isEmbed = (child: Token) => child.type === 'wikilink' && wikilinkOf(child).kind === 'embed';
-    const isBlank = (child: Token) => child.type === 'softbreak' || (child.type === 'text' && child.content.trim() === '');
     const paragraphOpen = state.tokens[idx - 1];
     if (token.type !== 'inline' || paragraphOpen?.type !== 'paragraph_open') return;
     if (!children.some(isEmbed) || !children.every((child) => isEmbed(child) || isBlank(child))) return;
@@ -123,6 +122,14 @@ function placeEmbedCards(state: StateCore): void {
     state.tokens[idx + 1].hidden = true;
     for (const child of children.filter(isEmbed)) child.type = 'embed_card';
   });
+}
+
+function isEmbed(token: Token): boolean {
+  return token.type === 'wikilink' && wikilinkOf(token).kind === 'embed';
+}
+
+function isBlank(token: Token): boolean {
+  return token.type === 'softbreak' || (token.type === 'text' && token.content.trim() === '');
 }
 
 function pageLinkAttributes(link: ParsedLink, target: ResolvedTarget | null): Attributes {
