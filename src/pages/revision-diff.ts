@@ -1,4 +1,4 @@
-import { diffLines } from 'diff';
+import { diffArrays } from 'diff';
 
 export interface DiffLine {
   kind: 'added' | 'removed' | 'same';
@@ -23,9 +23,9 @@ export function diffRevisions(oldText: string, newText: string, context = 3): Re
   const lines: DiffLine[] = [];
   let oldNumber = 1;
   let newNumber = 1;
-  for (const part of diffLines(oldText, newText)) {
-    const texts = part.value.replace(/\r?\n$/, '').split(/\r?\n/);
-    for (const text of texts) {
+  // Compared as arrays of lines, so line endings and a missing final newline are not changes.
+  for (const part of diffArrays(splitLines(oldText), splitLines(newText))) {
+    for (const text of part.value) {
       if (part.added) lines.push({ kind: 'added', oldNumber: null, newNumber: newNumber++, text });
       else if (part.removed) lines.push({ kind: 'removed', oldNumber: oldNumber++, newNumber: null, text });
       else lines.push({ kind: 'same', oldNumber: oldNumber++, newNumber: newNumber++, text });
@@ -51,4 +51,8 @@ export function diffRevisions(oldText: string, newText: string, context = 3): Re
     removed: lines.filter((l) => l.kind === 'removed').length,
     hunks,
   };
+}
+
+function splitLines(text: string): string[] {
+  return text === '' ? [] : text.replace(/\r?\n$/, '').split(/\r?\n/);
 }
