@@ -31,8 +31,11 @@ export function fieldText(body: unknown, name: string): string {
   return '';
 }
 
-/** HTTP status of the domain errors a form shows inline (kept in step with domain-exception.filter.ts). */
-export function formErrorStatus(error: DomainException): number {
+/**
+ * HTTP status of the domain errors a form shows inline, with the user's text kept (the same statuses as
+ * domain-exception.filter.ts); null for anything else (permissions, sessions…), which the global filter answers.
+ */
+export function formErrorStatus(error: DomainException): number | null {
   switch (error.code) {
     case DomainErrorCode.InvalidFrontmatter:
     case DomainErrorCode.InvalidInput:
@@ -42,8 +45,9 @@ export function formErrorStatus(error: DomainException): number {
     case DomainErrorCode.VersionConflict:
     case DomainErrorCode.SlugTaken:
     case DomainErrorCode.PageInTrash:
-    case DomainErrorCode.NotInTrash:
       return 409;
+    default:
+      return null;
   }
 }
 

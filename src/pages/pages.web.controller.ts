@@ -1,6 +1,7 @@
 import { BadRequestException, Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
+import { Access } from '../auth/access.decorator.js';
 import type { Actor } from '../auth/actor.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
@@ -32,6 +33,7 @@ export class PagesWebController {
     private readonly renderer: PageRenderService,
   ) {}
 
+  @Access('read')
   @Get()
   async home(@Res() res: Response) {
     const [[, pageCount], links, wanted, orphans, hubs, recent] = await Promise.all([
@@ -53,11 +55,13 @@ export class PagesWebController {
   }
 
   // Declared before `page/:slug` so that "new" is not read as a slug.
+  @Access('author')
   @Get('page/new')
   newPage(@Query('title') title: unknown, @Res() res: Response) {
     res.render('page-new', newFormModel({ title: typeof title === 'string' ? title.slice(0, 300) : '', body: '', message: '' }));
   }
 
+  @Access('author')
   @Post('page')
   async create(@Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
     const typed = { title: fieldText(form, 'title'), body: fieldText(form, 'body'), message: fieldText(form, 'message') };
@@ -67,11 +71,13 @@ export class PagesWebController {
       const page = await this.pages.create({ ...input.value, message: input.value.message || undefined }, actor);
       res.redirect(303, `${pageHref(page.slug)}?notice=created`);
     } catch (error) {
-      if (!(error instanceof DomainException)) throw error;
-      res.status(formErrorStatus(error)).render('page-new', newFormModel(typed, formError(error, typed.body)));
+      const status = error instanceof DomainException ? formErrorStatus(error) : null;
+      if (status === null) throw error;
+      res.status(status).render('page-new', newFormModel(typed, formError(error as DomainException, typed.body)));
     }
   }
 
+  @Access('read')
   @Get('page/:slug')
   async view(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
     const page = await this.locate(raw, '', req, res);
@@ -87,6 +93,7 @@ export class PagesWebController {
     });
   }
 
+  @Access('author')
   @Get('page/:slug/edit')
   async edit(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
     const page = await this.locate(raw, '/edit', req, res);
@@ -95,6 +102,7 @@ export class PagesWebController {
     res.render('page-edit', editFormModel(page, { body: page.body, baseVersion: page.version, message: '' }, html));
   }
 
+  @Access('author')
   @Post('page/:slug')
   async update(@Param('slug', SlugPipe) slug: string, @Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
     const typed = { body: fieldText(form, 'body'), message: fieldText(form, 'message'), baseVersion: Number(fieldText(form, 'baseVersion')) || 0 };
@@ -107,14 +115,20 @@ export class PagesWebController {
       const { page, changed } = await this.pages.update(slug, { ...input.value, message: input.value.message || undefined }, actor);
       res.redirect(303, `${pageHref(page.slug)}?notice=${changed ? 'saved' : 'unchanged'}`);
     } catch (error) {
+      const status = error instanceof DomainException ? formErrorStatus(error) : null;
+      if (status === null) throw error;
       if (!(error instanceof DomainException)) throw error;
-      if (error.code === DomainErrorCode.VersionConflict) return res.status(409).render('page-conflict', conflictModel(slug, typed, error));
-      // Whatever went wrong (even the page going to the trash meanwhile), the text comes back to the author.
+      if (error.code === DomainErrorCode.VersionConflict) {
+        const title = (await this.pages.get(slug).catch(() => null))?.title ?? titleFromSlug(slug);
+        return res.status(409).render('page-conflict', conflictModel({ slug, title }, typed, error));
+      }
+      // Even when the page went to the trash meanwhile, the text comes back to the author.
       const page = error.code === DomainErrorCode.NotFound ? null : await this.pages.get(slug).catch(() => null);
-      res.status(formErrorStatus(error)).render('page-edit', editFormModel(page ?? { slug, title: titleFromSlug(slug), version: typed.baseVersion }, typed, null, formError(error, typed.body)));
+      res.status(status).render('page-edit', editFormModel(page ?? { slug, title: titleFromSlug(slug), version: typed.baseVersion }, typed, null, formError(error, typed.body)));
     }
   }
 
+  @Access('read')
   @Get('page/:slug/history')
   async history(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
     const located = await this.locate(raw, '/history', req, res);
@@ -123,6 +137,7 @@ export class PagesWebController {
     res.render('page-history', { title: `History of ${page.title}`, page: pageMeta(page), revisions: historyView(page, revisions), canCompare: revisions.length > 1 });
   }
 
+  @Access('read')
   @Get('page/:slug/diff')
   async diff(@Param('slug') raw: string, @Query('from') fromRaw: unknown, @Query('to') toRaw: unknown, @Req() req: Request, @Res() res: Response) {
     const from = versionNumber(fromRaw, 'from');
@@ -140,6 +155,7 @@ export class PagesWebController {
     });
   }
 
+  @Access('read')
   @Get('page/:slug/revisions/:version')
   async revision(@Param('slug') raw: string, @Param('version') versionRaw: string, @Req() req: Request, @Res() res: Response) {
     const version = versionNumber(versionRaw, 'version');
@@ -156,12 +172,14 @@ export class PagesWebController {
     });
   }
 
+  @Access('author')
   @Post('page/:slug/revisions/:version/restore')
   async restoreRevision(@Param('slug', SlugPipe) slug: string, @Param('version') versionRaw: string, @CurrentActor() actor: Actor, @Res() res: Response) {
     const { page, changed } = await this.pages.restoreRevision(slug, versionNumber(versionRaw, 'version'), actor);
     res.redirect(303, `${pageHref(page.slug)}?notice=${changed ? 'reverted' : 'unchanged'}`);
   }
 
+  @Access('author')
   @Get('page/:slug/rename')
   async renameForm(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
     const page = await this.locate(raw, '/rename', req, res);
@@ -170,6 +188,7 @@ export class PagesWebController {
     res.render('page-rename', renameModel(page, { title: page.title, rewriteLinks: backlinks.length > 0 }, backlinks.length));
   }
 
+  @Access('author')
   @Post('page/:slug/rename')
   async rename(@Param('slug', SlugPipe) slug: string, @Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
     const typed = { title: fieldText(form, 'title'), rewriteLinks: ['on', 'true', '1'].includes(fieldText(form, 'rewriteLinks')) };
@@ -179,12 +198,14 @@ export class PagesWebController {
       const { page, rewrittenPages } = await this.pages.rename(slug, input.value.title, { rewriteLinks: input.value.rewriteLinks ?? false }, actor);
       res.redirect(303, `${pageHref(page.slug)}?notice=renamed&rewritten=${rewrittenPages.length}`);
     } catch (error) {
-      if (!(error instanceof DomainException) || error.code === DomainErrorCode.NotFound) throw error;
+      const status = error instanceof DomainException && error.code !== DomainErrorCode.NotFound ? formErrorStatus(error) : null;
+      if (status === null) throw error;
       const page = await this.pages.get(slug);
-      res.status(formErrorStatus(error)).render('page-rename', renameModel(page, typed, (await this.graph.backlinks(slug)).length, formError(error)));
+      res.status(status).render('page-rename', renameModel(page, typed, (await this.graph.backlinks(slug)).length, formError(error as DomainException)));
     }
   }
 
+  @Access('author')
   @Get('page/:slug/delete')
   async deleteForm(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
     const page = await this.locate(raw, '/delete', req, res);
@@ -193,12 +214,14 @@ export class PagesWebController {
     res.render('page-delete', { title: `Delete ${page.title}?`, page: pageMeta(page), backlinks: backlinks.map(pageSummary), action: pageHref(page.slug, '/delete') });
   }
 
+  @Access('author')
   @Post('page/:slug/delete')
   async delete(@Param('slug', SlugPipe) slug: string, @CurrentActor() actor: Actor, @Res() res: Response) {
     await this.pages.delete(slug, actor);
     res.redirect(303, `/trash?notice=deleted&slug=${encodeURIComponent(slug)}`);
   }
 
+  @Access('read')
   @Get('trash')
   async trash(@Query('notice') notice: unknown, @Query('slug') slug: unknown, @Res() res: Response) {
     const items = await this.pages.listTrash();
@@ -212,12 +235,14 @@ export class PagesWebController {
     });
   }
 
+  @Access('author')
   @Post('trash/:slug/restore')
   async restore(@Param('slug', SlugPipe) slug: string, @Res() res: Response) {
     const page = await this.pages.restore(slug);
     res.redirect(303, `${pageHref(page.slug)}?notice=restored`);
   }
 
+  @Access('read')
   @Get('pages')
   async list(@Query() query: ListPagesQueryDto, @Res() res: Response) {
     const page = query.page ?? 1;
@@ -239,6 +264,7 @@ export class PagesWebController {
     });
   }
 
+  @Access('read')
   @Get('recent')
   async recent(@Res() res: Response) {
     const changes = await this.pages.recentChanges(RECENT_CHANGES);
@@ -253,6 +279,7 @@ export class PagesWebController {
     });
   }
 
+  @Access('read')
   @Get('reports')
   async reports(@Res() res: Response) {
     const [wanted, orphans, hubs] = await Promise.all([this.graph.wanted(REPORT_ROWS, 0), this.graph.orphans(REPORT_ROWS, 0), this.graph.hubs(50)]);
@@ -268,6 +295,7 @@ export class PagesWebController {
     });
   }
 
+  @Access('read')
   @Get('page/:slug/graph')
   async graphView(@Param('slug') raw: string, @Query() query: GraphQueryDto, @Req() req: Request, @Res() res: Response) {
     const page = await this.locate(raw, '/graph', req, res);
@@ -353,13 +381,13 @@ function editFormModel(
   };
 }
 
-function conflictModel(slug: string, typed: { body: string; message: string }, error: DomainException) {
+function conflictModel({ slug, title }: { slug: string; title: string }, typed: { body: string; message: string }, error: DomainException) {
   const details = error.details as { currentVersion: number; currentBody: string; updatedBy: string; yourBody: string; baseVersion: number };
   return {
     title: 'Edit conflict',
     message: error.message,
     action: pageHref(slug),
-    page: { slug, href: pageHref(slug), historyHref: pageHref(slug, '/history') },
+    page: { slug, title, href: pageHref(slug), historyHref: pageHref(slug, '/history') },
     theirs: { body: details.currentBody, version: details.currentVersion, updatedBy: details.updatedBy },
     yours: { body: typed.body, message: typed.message, baseVersion: details.baseVersion },
     newBaseVersion: details.currentVersion,

@@ -1,6 +1,7 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { Access } from '../auth/access.decorator.js';
 import { pager } from '../pages/page-view-models.js';
 import { SearchQueryDto } from './search.dto.js';
 import { SearchService } from './search.service.js';
@@ -13,6 +14,7 @@ const RESULTS_PER_PAGE = 20;
 export class SearchWebController {
   constructor(private readonly searchService: SearchService) {}
 
+  @Access('read')
   @Get()
   async search(@Query() query: SearchQueryDto, @Res() res: Response) {
     const page = query.page ?? 1;
