@@ -89,7 +89,9 @@ export class KurateClient {
     const message = (payload as { message?: unknown } | undefined)?.message;
     if (typeof message === 'string' && message) {
       const correlationId = (payload as { correlationId?: unknown }).correlationId;
-      return typeof correlationId === 'string' ? `${message} (correlation id ${correlationId})` : message;
+      if (typeof correlationId === 'string') return `${message} (correlation id ${correlationId})`;
+      // The server cannot know the request came from the CLI, where a token is the way to log in.
+      return status === 401 && !this.token ? `${message} Set KURATE_TOKEN to an API token.` : message;
     }
     if (status === 401 || status === 403) return `Kurate at ${this.baseUrl} refused the request (${status}): check KURATE_TOKEN.`;
     if (status === 404) return `Kurate at ${this.baseUrl} has no such route (404): is KURATE_URL a Kurate server of this version?`;

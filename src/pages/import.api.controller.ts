@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Access } from '../auth/access.decorator.js';
 import type { Actor } from '../auth/actor.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { ImportBatchDto, ImportBatchResponse, MAX_IMPORT_BATCH, WikiSummaryResponse } from './dto/import.dto.js';
@@ -11,6 +12,7 @@ export class ImportApiController {
   constructor(private readonly importer: PageImportService) {}
 
   @Post('import')
+  @Access('author')
   @HttpCode(200)
   @ApiOperation({
     summary: `Creates or updates up to ${MAX_IMPORT_BATCH} pages in one request`,
@@ -24,6 +26,7 @@ export class ImportApiController {
   }
 
   @Get('reports/summary')
+  @Access('read')
   @ApiOperation({ summary: 'Page and link counts of the whole wiki (what an import reports afterwards)' })
   @ApiOkResponse({ type: WikiSummaryResponse })
   summary(): Promise<WikiSummaryResponse> {

@@ -1,0 +1,100 @@
+import { lstat, mkdir, realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isSafeSlug } from '../pages/markdown/slug.js';
+import { fileNameOfTitle } from './file-names.js';
+import { CliError, KurateClient } from './kurate-client.js';
+import { isInside } from './vault-files.js';
+
+export interface ApiPage {
+  slug: string;
+  title: string;
+  body: string;
+  cluster: string | null;
+  clusters: string[];
+  tags: string[];
+  version: number;
+  updatedAt: string;
+}
+
+interface PageList {
+  items: ApiPage[];
+  total: number;
+}
+
+export interface ExportedFile {
+  slug: string;
+  /** Path inside the export folder, `/`-separated. */
+  path: string;
+}
+
+// The largest page the list endpoint serves.
+const PER_PAGE = 500;
+// ext4, APFS and NTFS all stop at 255 (bytes or UTF-16 units); bytes are the stricter count.
+const MAX_FILE_NAME_BYTES = 255;
+
+/** Every live page (optionally of one cluster), following the list's pagination. */
+export async function fetchAllPages(client: KurateClient, cluster?: string): Promise<ApiPage[]> {
+  const pages: ApiPage[] = [];
+  for (let page = 1; ; page++) {
+    const list = await client.get<PageList>('/api/pages', { perPage: PER_PAGE, page, sort: 'title', cluster });
+    pages.push(...list.items);
+    if (list.items.length < PER_PAGE || pages.length >= list.total) return pages;
+  }
+}
+
+/**
+ * Writes every live page as `<folder>/<cluster>/<title>.md` with its stored source, frontmatter included, so that
+ * importing the folder again gives the same pages. Nothing is written unless every file can be: two pages that
+ * would share a file, or files already there (without `force`), stop the export first.
+ */
+export async function exportWiki(client: KurateClient, folder: string, options: { force: boolean }): Promise<ExportedFile[]> {
+  const pages = await fetchAllPages(client);
+  const plan = planFiles(pages);
+  await mkdir(folder, { recursive: true });
+  const root = await realpath(folder);
+
+  const existing: string[] = [];
+  for (const file of plan) {
+    const stats = await lstat(path.join(root, ...file.path.split('/'))).catch(() => null);
+    if (stats?.isSymbolicLink()) throw new CliError(`Refusing to write ${file.path}: it is a symbolic link in ${folder}.`);
+    if (stats) existing.push(file.path);
+  }
+  if (existing.length > 0 && !options.force) {
+    throw new CliError(
+      `${existing.length} of the files already exist in ${folder} (e.g. ${existing[0]}); export into an empty folder or pass --force to overwrite them. Nothing was written.`,
+    );
+  }
+
+  for (const file of plan) {
+    const target = path.join(root, ...file.path.split('/'));
+    const dir = path.dirname(target);
+    await mkdir(dir, { recursive: true });
+    // A cluster folder that is a symlink (made by someone else) would carry the file outside the export folder.
+    const realDir = await realpath(dir);
+    if (realDir !== root && !isInside(root, realDir)) throw new CliError(`Refusing to write ${file.path}: its folder leads outside ${folder}.`);
+    await writeFile(target, file.body, { encoding: 'utf8', flag: options.force ? 'w' : 'wx' });
+  }
+  return plan.map(({ slug, path: filePath }) => ({ slug, path: filePath }));
+}
+
+function planFiles(pages: ApiPage[]): (ExportedFile & { title: string; body: string })[] {
+  const byKey = new Map<string, ApiPage>();
+  return pages.map((page) => {
+    const folders = page.cluster ? page.cluster.split('/') : [];
+    // The server only stores slug paths as clusters; checking again keeps a path like `../x` out of the file system.
+    if (!folders.every(isSafeSlug)) throw new CliError(`The page "${page.title}" has a cluster that is not a safe folder name: "${page.cluster}".`);
+    const fileName = `${fileNameOfTitle(page.title)}.md`;
+    if (Buffer.byteLength(fileName) > MAX_FILE_NAME_BYTES) {
+      throw new CliError(`The title of "${page.slug}" is too long for a file name (${Buffer.byteLength(fileName)} bytes once encoded; file systems allow ${MAX_FILE_NAME_BYTES}). Nothing was written.`);
+    }
+    const filePath = [...folders, fileName].join('/');
+    // Compared case-insensitively: macOS and Windows file systems would make the two one file.
+    const key = filePath.normalize('NFC').toLowerCase();
+    const other = byKey.get(key);
+    if (other) {
+      throw new CliError(`The pages "${other.title}" (${other.slug}) and "${page.title}" (${page.slug}) would both be written to ${filePath}; rename one of them. Nothing was written.`);
+    }
+    byKey.set(key, page);
+    return { slug: page.slug, title: page.title, body: page.body, path: filePath };
+  });
+}

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { fetchAllPages, exportWiki, type ApiPage } from './export-command.js';
+import { assertBatchSize, formatImportReport, importVault, MAX_BATCH_SIZE, type WikiSummary } from './import-command.js';
+import { CliError, KurateClient } from './kurate-client.js';
+
+/** `kurate`: imports, exports and reads a running Kurate over its REST API (see docs/cli.md). */
+function buildProgram(): Command {
+  const program = new Command('kurate')
+    .description('Command-line client of a running Kurate server.\nKURATE_URL (default http://localhost:3000) says where; KURATE_TOKEN, when set, is sent as a bearer token.')
+    .version(packageVersion())
+    .showHelpAfterError('(run with --help for usage)');
+  const client = () => KurateClient.fromEnvironment();
+
+  program
+    .command('import')
+    .description('Import a folder of Markdown (an Obsidian or Foam vault): new pages are created, changed ones updated, identical ones left alone.')
+    .argument('<folder>', 'the vault folder; read recursively (.md, .markdown), skipping symlinks and dot folders')
+    .addOption(new Option('--batch-size <n>', `pages per request (at most ${MAX_BATCH_SIZE})`).default(100).argParser((v) => assertBatchSize(Number(v))))
+    .option('--json', 'print the full report as JSON')
+    .action(async (folder: string, options: { batchSize: number; json?: boolean }) => {
+      const report = await importVault(client(), folder, { batchSize: options.batchSize, progress: !options.json && process.stderr.isTTY === true });
+      console.log(options.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
+      if (report.counts.failed > 0) throw new CliError(`${report.counts.failed} of ${report.files} files were not imported (reasons above).`);
+    });
+
+  program
+    .command('export')
+    .description('Write every page as <folder>/<cluster>/<title>.md with its full source, frontmatter included.')
+    .argument('<folder>', 'where to write (created if missing)')
+    .option('--force', 'overwrite files that already exist')
+    .option('--json', 'print the written files as JSON')
+    .action(async (folder: string, options: { force?: boolean; json?: boolean }) => {
+      const files = await exportWiki(client(), folder, { force: options.force === true });
+      console.log(options.json ? JSON.stringify({ folder, files }, null, 2) : `Exported ${files.length} pages to ${folder}.`);
+    });
+
+  const pages = program.command('pages').description('List pages.');
+  pages
+    .command('list')
+    .description('List live pages by title.')
+    .option('--cluster <cluster>', 'only pages of this cluster (e.g. user/features)')
+    .option('--json', 'print JSON')
+    .action(async (options: { cluster?: string; json?: boolean }) => {
+      const items = (await fetchAllPages(client(), options.cluster)).map(listing);
+      console.log(options.json ? JSON.stringify({ items, total: items.length }, null, 2) : formatTable(items));
+    });
+
+  const page = program.command('page').description('Read one page.');
+  page
+    .command('get')
+    .description('Print a page’s source (frontmatter + Markdown).')
+    .argument('<slug>', 'the page slug, e.g. getting-started')
+    .option('--json', 'print the page with its metadata as JSON')
+    .action(async (slug: string, options: { json?: boolean }) => {
+      const found = await client().get<ApiPage>(`/api/pages/${encodeURIComponent(slug)}`);
+      if (options.json) console.log(JSON.stringify(found, null, 2));
+      else process.stdout.write(found.body.endsWith('\n') ? found.body : `${found.body}\n`);
+    });
+
+  program
+    .command('summary')
+    .description('Count pages, resolved and broken links, wanted pages and orphans.')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      const summary = await client().get<WikiSummary>('/api/reports/summary');
+      console.log(options.json ? JSON.stringify(summary, null, 2) : Object.entries(summary).map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n'));
+    });
+
+  return program;
+}
+
+function listing(page: ApiPage) {
+  return { slug: page.slug, title: page.title, cluster: page.cluster, tags: page.tags, version: page.version, updatedAt: page.updatedAt };
+}
+
+function formatTable(items: ReturnType<typeof listing>[]): string {
+  if (items.length === 0) return 'No pages.';
+  const width = Math.min(60, Math.max(...items.map((i) => i.slug.length)));
+  return items.map((i) => `${i.slug.padEnd(width)}  ${i.title}${i.cluster ? `  [${i.cluster}]` : ''}`).join('\n');
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+buildProgram()
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    // Anything else is unexpected, but the user still gets one line, not a stack trace.
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`kurate: ${message}`);
+    process.exitCode = 1;
+  });
