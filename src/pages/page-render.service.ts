@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parseFrontmatter } from './markdown/frontmatter.js';
+import { parsePageSource } from './page-source.js';
 import { MarkdownRenderer, type RenderedMarkdown, type ResolvedTarget } from './markdown/markdown-renderer.js';
 import { PageLinksRepository } from './page-links.repository.js';
 import type { PageEntity } from './page.entity.js';
@@ -33,7 +34,7 @@ export class PageRenderService {
 
   /** Live preview of unsaved text: links resolve against the pages that exist now. */
   async preview(body: string): Promise<RenderedMarkdown> {
-    const { body: markdown } = parseFrontmatter(body);
+    const { body: markdown } = parsePageSource(body);
     const keys = [...new Set(extractLinks(markdown).map((link) => link.key))];
     const targets = await this.links.resolveKeys(keys);
     return this.renderer.render(markdown, (link) => targets.get(link.key) ?? null);

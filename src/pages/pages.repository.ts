@@ -46,6 +46,9 @@ const SEARCH_VECTOR = `
   setweight(to_tsvector('english', array_to_string($8::text[] || $7::text[], ' ')), 'B') ||
   setweight(to_tsvector('english', $14), 'C')`;
 
+// Snippets come from the Markdown, not the YAML block at the top.
+const WITHOUT_FRONTMATTER = (column: string) => `regexp_replace(${column}, '^\\uFEFF?---\\r?\\n.*?\\r?\\n(---|\\.\\.\\.)[ \\t]*(\\r?\\n|$)', '')`;
+
 /** All SQL over pages, their revisions and redirects. Write methods take the transaction's manager. */
 @Injectable()
 export class PagesRepository {
@@ -204,7 +207,7 @@ export class PagesRepository {
                  ORDER BY rank DESC, p.title
                  LIMIT $2 OFFSET $3)
          SELECT slug, title, cluster, tags, rank, total::int AS total,
-                ts_headline('english', body, query,
+                ts_headline('english', ${WITHOUT_FRONTMATTER('body')}, query,
                   'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
            FROM hits ORDER BY rank DESC, title`,
         [query, limit, offset],

@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from 'supertest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('pages REST API', () => {
   let t: TestApp;
+  let author: Agent;
   beforeAll(async () => {
     t = await startTestApp({ env: { KURATE_DEFAULT_AUTHOR: 'ada', KURATE_MAX_BODY_BYTES: '65536' } });
+    author = await t.as('author', { name: 'ada' });
   });
   afterAll(() => t.close());
 
-  const create = (body: string, title?: string, message?: string) => t.http.post('/api/pages').send({ title, body, message });
+  const create = (body: string, title?: string, message?: string) => author.post('/api/pages').send({ title, body, message });
 
   describe('create and read', () => {
     it('creates a page from a title and Markdown, slugged and attributed', async () => {
@@ -41,13 +44,13 @@ describe('pages REST API', () => {
       const dup = await create('again', 'Getting Started').expect(409);
       expect(dup.body).toMatchObject({ code: 'slug_taken' });
       await create('x', '!!!').expect(400);
-      const extra = await t.http.post('/api/pages').send({ title: 'X', body: 'y', admin: true }).expect(400);
+      const extra = await author.post('/api/pages').send({ title: 'X', body: 'y', admin: true }).expect(400);
       expect(extra.body.message).toMatch(/property admin should not exist/);
-      await t.http.post('/api/pages').send({ title: 'No body' }).expect(400);
+      await author.post('/api/pages').send({ title: 'No body' }).expect(400);
     });
 
     it('answers malformed JSON and oversized bodies with clear 4xx, not 500', async () => {
-      const bad = await t.http.post('/api/pages').set('content-type', 'application/json').send('{"title": ').expect(400);
+      const bad = await author.post('/api/pages').set('content-type', 'application/json').send('{"title": ').expect(400);
       expect(bad.body.message).toBeTruthy();
       const big = await create('x'.repeat(70_000), 'Too Big').expect(413);
       expect(big.body.message).toMatch(/too large/);
@@ -64,7 +67,7 @@ describe('pages REST API', () => {
   describe('editing with optimistic concurrency', () => {
     it('saves from the current version and keeps every revision', async () => {
       await create('one', 'Versioned').expect(201);
-      const v2 = await t.http.put('/api/pages/versioned').send({ body: 'two', baseVersion: 1, message: 'second' }).expect(200);
+      const v2 = await author.put('/api/pages/versioned').send({ body: 'two', baseVersion: 1, message: 'second' }).expect(200);
       expect(v2.body).toMatchObject({ version: 2, changed: true });
       const history = await t.http.get('/api/pages/versioned/history').expect(200);
       expect(history.body.items.map((r: { version: number; message: string; author: string }) => [r.version, r.message, r.author])).toEqual([
@@ -74,15 +77,15 @@ describe('pages REST API', () => {
     });
 
     it('answers a stale save with 409, the other text and yours, and loses nothing', async () => {
-      const stale = await t.http.put('/api/pages/versioned').send({ body: 'my edit', baseVersion: 1 }).expect(409);
+      const stale = await author.put('/api/pages/versioned').send({ body: 'my edit', baseVersion: 1 }).expect(409);
       expect(stale.body).toMatchObject({ code: 'version_conflict', currentVersion: 2, currentBody: 'two', yourBody: 'my edit', baseVersion: 1 });
       expect((await t.http.get('/api/pages/versioned')).body.body).toBe('two');
     });
 
     it('lets exactly one of two concurrent saves from the same version win', async () => {
       const results = await Promise.all([
-        t.http.put('/api/pages/versioned').send({ body: 'alice', baseVersion: 2 }),
-        t.http.put('/api/pages/versioned').send({ body: 'bob', baseVersion: 2 }),
+        author.put('/api/pages/versioned').send({ body: 'alice', baseVersion: 2 }),
+        author.put('/api/pages/versioned').send({ body: 'bob', baseVersion: 2 }),
       ]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
       const history = await t.http.get('/api/pages/versioned/history');
@@ -91,7 +94,7 @@ describe('pages REST API', () => {
 
     it('writes no revision when nothing changed', async () => {
       const page = (await t.http.get('/api/pages/versioned')).body;
-      const res = await t.http.put('/api/pages/versioned').send({ body: page.body, baseVersion: page.version }).expect(200);
+      const res = await author.put('/api/pages/versioned').send({ body: page.body, baseVersion: page.version }).expect(200);
       expect(res.body).toMatchObject({ changed: false, version: page.version });
     });
 
@@ -104,9 +107,11 @@ describe('pages REST API', () => {
         { kind: 'removed', oldNumber: 1, newNumber: null, text: 'one' },
         { kind: 'added', oldNumber: null, newNumber: 1, text: 'two' },
       ]);
-      const restored = await t.http.post('/api/pages/versioned/revisions/1/restore').expect(201);
+      const restored = await author.post('/api/pages/versioned/revisions/1/restore').expect(201);
       expect(restored.body).toMatchObject({ body: 'one', version: 4, changed: true });
       await t.http.get('/api/pages/versioned/revisions/99').expect(404);
+      await t.http.get('/api/pages/versioned/revisions/99999999999').expect(400);
+      await t.http.get('/api/pages/versioned/diff?from=1&to=99999999999').expect(400);
       await t.http.get('/api/pages/versioned/diff?from=1').expect(400);
     });
   });
@@ -166,6 +171,8 @@ describe('pages REST API', () => {
       expect(res.body.html).toContain('embed-card');
       const preview = await t.http.post('/api/preview').send({ body: '[[Page Graph]] and [[Nowhere Yet]]' }).expect(200);
       expect(preview.body.html).toContain('href="/page/page-graph"');
+      const badPreview = await t.http.post('/api/preview').send({ body: '---\ntags: [a\n---\ntext' }).expect(400);
+      expect(badPreview.body.message).toMatch(/line \d/);
       expect(preview.body.html).toMatch(/wikilink-missing[^>]*href="\/page\/new\?title=Nowhere%20Yet"|href="\/page\/new\?title=Nowhere%20Yet"[^>]*wikilink-missing/);
     });
   });
@@ -174,7 +181,7 @@ describe('pages REST API', () => {
     it('renames: the old slug redirects and incoming links can be rewritten', async () => {
       await create('Target text', 'Old Name').expect(201);
       await create('Go to [[Old Name]] or [[old name|there]].', 'Pointer').expect(201);
-      const renamed = await t.http.post('/api/pages/old-name/rename').send({ title: 'New Name', rewriteLinks: true }).expect(201);
+      const renamed = await author.post('/api/pages/old-name/rename').send({ title: 'New Name', rewriteLinks: true }).expect(201);
       expect(renamed.body).toMatchObject({ slug: 'new-name', title: 'New Name', rewrittenPages: ['pointer'] });
       const pointer = await t.http.get('/api/pages/pointer').expect(200);
       expect(pointer.body.body).toBe('Go to [[New Name]] or [[New Name|there]].');
@@ -183,15 +190,15 @@ describe('pages REST API', () => {
     });
 
     it('moves a deleted page to the trash, breaks links to it, and restores it', async () => {
-      await t.http.delete('/api/pages/wanted-thing').expect(204);
+      await author.delete('/api/pages/wanted-thing').expect(204);
       await t.http.get('/api/pages/wanted-thing').expect(404);
       expect((await t.http.get('/api/trash')).body.items.map((p: { slug: string }) => p.slug)).toContain('wanted-thing');
       expect((await t.http.get('/api/reports/wanted')).body.items.map((w: { targetKey: string }) => w.targetKey)).toContain('wanted-thing');
       const conflict = await create('new', 'Wanted Thing').expect(409);
       expect(conflict.body.code).toBe('page_in_trash');
-      await t.http.post('/api/pages/wanted-thing/restore').expect(201);
+      await author.post('/api/pages/wanted-thing/restore').expect(201);
       expect((await t.http.get('/api/pages/wanted-thing/backlinks')).body.items).toHaveLength(2);
-      await t.http.post('/api/pages/wanted-thing/restore').expect(409);
+      await author.post('/api/pages/wanted-thing/restore').expect(409);
     });
   });
 
@@ -215,6 +222,9 @@ describe('pages REST API', () => {
       expect(res.body.hits[0]).toMatchObject({ slug: 'fox-facts', title: 'Fox Facts' });
       expect(res.body.hits[0].snippetHtml).toContain('<mark>fox</mark>');
       expect(res.body.hits[0].snippetHtml).not.toContain('<script>');
+      await create('---\ncluster: zoo\ntags: [fox]\n---\nAnother fox story.', 'Fox Two').expect(201);
+      const withFrontmatter = await t.http.get('/api/search?q=story').expect(200);
+      expect(withFrontmatter.body.hits[0].snippetHtml).toMatch(/^Another fox <mark>story<\/mark>/);
       const question = await t.http.get('/api/search?q=' + encodeURIComponent('which animal is quick and brown?')).expect(200);
       expect(question.body.hits.map((h: { slug: string }) => h.slug)).toContain('fox-facts');
       const injection = await t.http.get('/api/search?q=' + encodeURIComponent("'; DROP TABLE pages; --")).expect(200);
@@ -225,7 +235,7 @@ describe('pages REST API', () => {
     it('lists recent changes and checks the database on /health', async () => {
       const recent = await t.http.get('/api/recent-changes?perPage=3').expect(200);
       expect(recent.body.items).toHaveLength(3);
-      expect(recent.body.items[0].slug).toBe('fox-facts');
+      expect(recent.body.items[0].slug).toBe('fox-two');
       await t.http.get('/health').expect(200, { status: 'ok', database: 'ok' });
     });
 

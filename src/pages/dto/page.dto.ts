@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
+import { MAX_VERSION } from '../version.pipe.js';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, Max, MinLength } from 'class-validator';
 
 export const MAX_TITLE_LENGTH = 300;
@@ -38,6 +39,7 @@ export class UpdatePageDto {
   @Type(() => Number)
   @IsInt()
   @Min(1)
+  @Max(MAX_VERSION)
   baseVersion: number;
 
   @ApiPropertyOptional({ maxLength: MAX_MESSAGE_LENGTH })
@@ -70,8 +72,8 @@ export class ListPagesQueryDto {
 }
 
 export class DiffQueryDto {
-  @ApiProperty({ minimum: 1 }) @Type(() => Number) @IsInt() @Min(1) from: number;
-  @ApiProperty({ minimum: 1 }) @Type(() => Number) @IsInt() @Min(1) to: number;
+  @ApiProperty({ minimum: 1 }) @Type(() => Number) @IsInt() @Min(1) @Max(MAX_VERSION) from: number;
+  @ApiProperty({ minimum: 1 }) @Type(() => Number) @IsInt() @Min(1) @Max(MAX_VERSION) to: number;
 }
 
 export class GraphQueryDto {
