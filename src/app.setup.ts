@@ -5,6 +5,8 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
+import { useAuthentication } from './auth/auth.pipeline.js';
+import { securityHeaders } from './auth/security-headers.js';
 import { GlobalExceptionFilter } from './common/domain-exception.filter.js';
 import type { KurateConfig } from './config/kurate-config.js';
 import { configureViews } from './web/view-engine.js';
@@ -13,6 +15,7 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 
 /** Everything that makes the app what it is, shared by main.ts, the tests and the benchmarks. */
 export function configureApp(app: NestExpressApplication, config: KurateConfig): void {
+  app.use(securityHeaders());
   app.useBodyParser('json', { limit: config.http.maxBodyBytes });
   app.useBodyParser('urlencoded', { limit: config.http.maxBodyBytes, extended: false });
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
@@ -20,10 +23,13 @@ export function configureApp(app: NestExpressApplication, config: KurateConfig):
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   configureViews(app, PROJECT_ROOT);
+  // After the static assets (which need no session), before every route.
+  useAuthentication(app);
   const openApi = new DocumentBuilder()
     .setTitle('Kurate')
     .setDescription('Pages, revisions, the Page Graph and search. Errors are JSON: {statusCode, error, message, code?}.')
     .setVersion('0.1.0')
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'A personal API token (kur_…), from /account/tokens or POST /api/tokens.' })
     .build();
   SwaggerModule.setup('api/docs', app, () => SwaggerModule.createDocument(app, openApi), { jsonDocumentUrl: 'api/docs/openapi.json' });
 }

@@ -11,6 +11,13 @@ const STATUS_BY_CODE: Record<DomainErrorCode, HttpStatus> = {
   [DomainErrorCode.SlugTaken]: HttpStatus.CONFLICT,
   [DomainErrorCode.PageInTrash]: HttpStatus.CONFLICT,
   [DomainErrorCode.NotInTrash]: HttpStatus.CONFLICT,
+  [DomainErrorCode.Unauthenticated]: HttpStatus.UNAUTHORIZED,
+  [DomainErrorCode.Forbidden]: HttpStatus.FORBIDDEN,
+  [DomainErrorCode.InvalidCsrfToken]: HttpStatus.FORBIDDEN,
+  [DomainErrorCode.InvalidCredentials]: HttpStatus.UNAUTHORIZED,
+  [DomainErrorCode.AccountLocked]: HttpStatus.TOO_MANY_REQUESTS,
+  [DomainErrorCode.EmailTaken]: HttpStatus.CONFLICT,
+  [DomainErrorCode.LastAdmin]: HttpStatus.CONFLICT,
 };
 
 export interface ErrorBody {
@@ -34,7 +41,10 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const body = this.toBody(exception, request);
     if (response.headersSent) return;
     const wantsHtml = !request.path.startsWith('/api') && (request.accepts(['json', 'html']) === 'html');
-    if (wantsHtml) {
+    if (wantsHtml && body.code === DomainErrorCode.Unauthenticated && (request.method === 'GET' || request.method === 'HEAD')) {
+      // A browser that needs to log in is sent to the login form, and back here afterwards.
+      response.redirect(303, `/login?${new URLSearchParams({ next: request.originalUrl })}`);
+    } else if (wantsHtml) {
       response.status(body.statusCode).render('error', { title: body.error, error: body });
     } else {
       response.status(body.statusCode).json(body);

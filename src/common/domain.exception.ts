@@ -7,6 +7,17 @@ export enum DomainErrorCode {
   SlugTaken = 'slug_taken',
   PageInTrash = 'page_in_trash',
   NotInTrash = 'not_in_trash',
+  /** No user (or an invalid, expired or revoked token) where a route needs one. */
+  Unauthenticated = 'unauthenticated',
+  /** A known user whose role (or token scope) is below what the route needs. */
+  Forbidden = 'forbidden',
+  InvalidCsrfToken = 'invalid_csrf_token',
+  /** The same answer for an unknown email and a wrong password. */
+  InvalidCredentials = 'invalid_credentials',
+  AccountLocked = 'account_locked',
+  EmailTaken = 'email_taken',
+  /** The change would leave the wiki without an enabled admin. */
+  LastAdmin = 'last_admin',
 }
 
 export class DomainException extends Error {

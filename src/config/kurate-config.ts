@@ -2,6 +2,7 @@ import path from 'node:path';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { EnvironmentDto, LOG_LEVELS } from './environment.dto.js';
+import { DEFAULT_POLICY_CONFIG, policyConfigFrom, type PolicyConfig } from './policy-config.js';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -10,6 +11,18 @@ export type DatabaseConfig =
   /** `snapshot` (tests only) seeds a fresh in-memory database from a `dumpDataDir()` tarball. */
   | { kind: 'embedded'; dataDir: string; snapshot?: Blob };
 
+export interface AuthConfig {
+  /** Anyone may read pages and search (KURATE_PUBLIC_READ); when false every read needs a login. */
+  publicRead: boolean;
+  /** The first admin, created on first start when no admin exists (both set or neither). */
+  initialAdmin: { email: string; password: string } | null;
+  /** null: a secret is generated once and kept in the database, so restarts and other processes share it. */
+  sessionSecret: string | null;
+  sessionDays: number;
+  /** Failed logins on one account before it is locked for a growing delay. */
+  loginMaxAttempts: number;
+}
+
 /** The typed configuration, read once at boot. Inject it; never read process.env elsewhere. */
 export class KurateConfig {
   constructor(
@@ -17,10 +30,15 @@ export class KurateConfig {
     readonly http: { host: string; port: number; maxBodyBytes: number },
     readonly defaultAuthor: string,
     readonly logLevel: LogLevel,
+    readonly auth: AuthConfig,
+    readonly policy: PolicyConfig = DEFAULT_POLICY_CONFIG,
   ) {}
 }
 
 export class ConfigError extends Error {}
+
+/** Never echoed back in an error message (which ends up in logs). */
+const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET']);
 
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): KurateConfig {
@@ -29,9 +47,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (errors.length > 0) {
     const lines = errors.map((e) => {
       const why = Object.values(e.constraints ?? {}).join('; ');
-      return `${why} (got ${JSON.stringify(env[e.property])})`;
+      return SECRET_VARIABLES.has(e.property) ? `${why} (value not shown: it is a secret)` : `${why} (got ${JSON.stringify(env[e.property])})`;
     });
     throw new ConfigError(`Invalid configuration: ${lines.join('. ')}.`);
+  }
+  if (Boolean(raw.KURATE_ADMIN_EMAIL) !== Boolean(raw.KURATE_ADMIN_PASSWORD)) {
+    throw new ConfigError('Invalid configuration: KURATE_ADMIN_EMAIL and KURATE_ADMIN_PASSWORD must be set together (or neither).');
   }
   const database: DatabaseConfig = raw.DATABASE_URL
     ? { kind: 'postgres', url: raw.DATABASE_URL, ssl: raw.KURATE_DB_SSL ?? false, poolSize: raw.KURATE_DB_POOL_SIZE ?? 10 }
@@ -41,6 +62,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     { host: raw.KURATE_HOST ?? '127.0.0.1', port: raw.PORT ?? 3000, maxBodyBytes: raw.KURATE_MAX_BODY_BYTES ?? 2 * 1024 * 1024 },
     raw.KURATE_DEFAULT_AUTHOR ?? 'kurate',
     raw.KURATE_LOG_LEVEL ?? 'log',
+    {
+      publicRead: raw.KURATE_PUBLIC_READ ?? true,
+      initialAdmin: raw.KURATE_ADMIN_EMAIL && raw.KURATE_ADMIN_PASSWORD ? { email: raw.KURATE_ADMIN_EMAIL, password: raw.KURATE_ADMIN_PASSWORD } : null,
+      sessionSecret: raw.KURATE_SESSION_SECRET ?? null,
+      sessionDays: raw.KURATE_SESSION_DAYS ?? 14,
+      loginMaxAttempts: raw.KURATE_LOGIN_MAX_ATTEMPTS ?? 5,
+    },
+    policyConfigFrom(raw),
   );
 }
 

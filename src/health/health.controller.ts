@@ -1,6 +1,7 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DataSource } from 'typeorm';
+import { Access } from '../auth/access.decorator.js';
 
 @ApiTags('health')
 @Controller('health')
@@ -8,6 +9,7 @@ export class HealthController {
   constructor(private readonly dataSource: DataSource) {}
 
   @Get()
+  @Access('public')
   @ApiOkResponse({ description: 'The server and its database answer.' })
   async check(): Promise<{ status: 'ok'; database: 'ok' }> {
     try {

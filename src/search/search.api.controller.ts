@@ -1,5 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { Access } from '../auth/access.decorator.js';
 import { SearchQueryDto } from './search.dto.js';
 import { SearchService } from './search.service.js';
 
@@ -9,6 +10,7 @@ export class SearchApiController {
   constructor(private readonly searchService: SearchService) {}
 
   @Get()
+  @Access('read')
   search(@Query() query: SearchQueryDto) {
     return this.searchService.search(query.q ?? '', query.page ?? 1, query.perPage ?? 20);
   }

@@ -3,6 +3,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import supertest from 'supertest';
 import { createApp } from '../../src/app.setup.js';
+import type { Role } from '../../src/auth/actor.js';
+import type { TokenScope } from '../../src/auth/api-token.entity.js';
+import { ApiTokensService } from '../../src/auth/api-tokens.service.js';
+import { UsersService } from '../../src/auth/users.service.js';
 import { KurateConfig, loadConfig } from '../../src/config/kurate-config.js';
 import { adminQuery, PG_TEMPLATE_NAME, pgliteTemplate, realPostgresUrl, withDatabase } from './database.js';
 
@@ -13,7 +17,40 @@ export interface TestApp {
   config: KurateConfig;
   /** The base URL when started with `listen: true` (browser and CLI tests). */
   baseUrl: string | null;
+  /**
+   * A supertest agent that sends `Authorization: Bearer` for a user with this role (created on first use and
+   * reused per role + name). `name` is the display name revisions record.
+   */
+  as(role: Role, options?: { name?: string }): Promise<supertest.Agent>;
+  /** A user with this role and a token (scope: read, write or admin, by role). */
+  user(role: Role, options?: { name?: string }): Promise<TestUser>;
+  /** Logs in through the real /login form: an agent with the session cookie, and the session's CSRF token. */
+  login(user: TestUser): Promise<{ agent: supertest.Agent; csrfToken: string }>;
   close(): Promise<void>;
+}
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  name: string;
+  role: Role;
+  token: string;
+}
+
+const SCOPE_BY_ROLE: Record<Role, TokenScope> = { reader: 'read', author: 'write', admin: 'admin' };
+
+/** The value of the first `name="_csrf"` hidden input in an HTML page. */
+export function csrfTokenIn(html: string): string {
+  const match = /name="_csrf" value="([^"]+)"/.exec(html);
+  if (!match) throw new Error('No CSRF token in this page');
+  return match[1];
+}
+
+/** A made-up client address for requests that count per IP (login throttling), so that tests do not share one. */
+export function someIp(): string {
+  const b = randomBytes(3);
+  return `10.${b[0]}.${b[1]}.${b[2]}`;
 }
 
 /** Builds the configuration a test runs with: a fresh database of its own, quiet logs. */
@@ -42,15 +79,50 @@ export async function startTestApp(options: { env?: Record<string, string>; list
   } else {
     await app.init();
   }
+  const server = app.getHttpServer();
+  const users = new Map<string, Promise<TestUser>>();
+  const user = (role: Role, options: { name?: string } = {}): Promise<TestUser> => {
+    const key = `${role}/${options.name ?? ''}`;
+    if (!users.has(key)) users.set(key, createTestUser(app, role, options.name));
+    return users.get(key)!;
+  };
   return {
     app,
-    http: supertest(app.getHttpServer()),
+    http: supertest(server),
     dataSource: app.get(DataSource),
     config,
     baseUrl,
+    user,
+    as: async (role, options) => supertest.agent(server).set('Authorization', `Bearer ${(await user(role, options)).token}`),
+    login: async (who) => {
+      const agent = supertest.agent(server);
+      const form = await agent.get('/login').expect(200);
+      await agent
+        .post('/login')
+        .set('X-Forwarded-For', someIp())
+        .type('form')
+        .send({ _csrf: csrfTokenIn(form.text), email: who.email, password: who.password })
+        .expect(303);
+      const page = await agent.get('/account/tokens').expect(200);
+      return { agent, csrfToken: csrfTokenIn(page.text) };
+    },
     close: async () => {
       await app.close();
       await drop();
     },
   };
+}
+
+async function createTestUser(app: NestExpressApplication, role: Role, name?: string): Promise<TestUser> {
+  const suffix = randomBytes(4).toString('hex');
+  const password = `password-${suffix}-long`;
+  const email = `${role}-${suffix}@example.test`;
+  const displayName = name ?? `${role} ${suffix}`;
+  const origin = { actor: { userId: null, name: 'test', role: null }, ip: null };
+  const created = await app.get(UsersService).create({ email, displayName, password, role }, origin);
+  const { token } = await app.get(ApiTokensService).create(
+    { name: 'test', scopes: [SCOPE_BY_ROLE[role]] },
+    { actor: { userId: created.id, name: displayName, role }, ip: null },
+  );
+  return { id: created.id, email, password, name: displayName, role, token };
 }

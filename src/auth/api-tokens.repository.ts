@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiTokenEntity } from './api-token.entity.js';
+import { UserEntity } from './user.entity.js';
+
+export type NewApiToken = Pick<ApiTokenEntity, 'userId' | 'name' | 'prefix' | 'tokenHash' | 'scopes' | 'expiresAt'>;
+
+/** All SQL over api_tokens. */
+@Injectable()
+export class ApiTokensRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  async insert(token: NewApiToken, db: EntityManager): Promise<ApiTokenEntity> {
+    const result = await db.insert(ApiTokenEntity, token);
+    return (await this.findById((result.identifiers[0] as { id: string }).id, db))!;
+  }
+
+  findById(id: string, db: EntityManager = this.dataSource.manager): Promise<ApiTokenEntity | null> {
+    return db.findOne(ApiTokenEntity, { where: { id }, relations: { user: true } });
+  }
+
+  /** The token with this hash and its owner, whatever their state (the caller decides). */
+  findByHash(tokenHash: string): Promise<ApiTokenEntity | null> {
+    return this.dataSource.manager
+      .createQueryBuilder(ApiTokenEntity, 't')
+      .innerJoinAndMapOne('t.user', UserEntity, 'u', 'u.id = t.user_id')
+      .where('t.token_hash = :tokenHash', { tokenHash })
+      .getOne();
+  }
+
+  /** Newest first; `userId` null lists everyone's. */
+  list(userId: string | null): Promise<ApiTokenEntity[]> {
+    return this.dataSource.manager.find(ApiTokenEntity, {
+      where: userId ? { userId } : {},
+      relations: { user: true },
+      order: { createdAt: 'DESC' },
+    });
+  }
+
+  async revoke(id: string, db: EntityManager): Promise<void> {
+    await db.update(ApiTokenEntity, { id }, { revokedAt: () => 'now()' });
+  }
+
+  /** At most one write a minute per token. */
+  async touch(id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE api_tokens SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+      [id],
+    );
+  }
+}
