@@ -6,9 +6,19 @@ export class ServerError extends CliError {
   constructor(
     readonly status: number,
     message: string,
+    /** The server's error code (`not_found`, `last_admin`, …) when it sent one. */
+    readonly code?: string,
   ) {
     super(message);
   }
+}
+
+export interface ClientOptions {
+  /**
+   * The command needs an admin's token (`kurate user …`): a 401 or 403 then says so, since the server cannot know
+   * which kind of token the user should have set.
+   */
+  needsAdmin?: boolean;
 }
 
 const DEFAULT_URL = 'http://localhost:3000';
@@ -23,10 +33,11 @@ export class KurateClient {
   constructor(
     readonly baseUrl: string,
     private readonly token: string | undefined,
+    private readonly options: ClientOptions = {},
   ) {}
 
   /** Reads KURATE_URL (default http://localhost:3000) and KURATE_TOKEN. */
-  static fromEnvironment(env: NodeJS.ProcessEnv = process.env): KurateClient {
+  static fromEnvironment(env: NodeJS.ProcessEnv = process.env, options: ClientOptions = {}): KurateClient {
     const raw = env.KURATE_URL?.trim() || DEFAULT_URL;
     let url: URL;
     try {
@@ -37,7 +48,7 @@ export class KurateClient {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new CliError(`KURATE_URL must start with http:// or https:// (got "${raw}").`);
     }
-    return new KurateClient(raw.replace(/\/+$/, ''), env.KURATE_TOKEN?.trim() || undefined);
+    return new KurateClient(raw.replace(/\/+$/, ''), env.KURATE_TOKEN?.trim() || undefined, options);
   }
 
   get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
@@ -51,7 +62,16 @@ export class KurateClient {
     return this.request<T>('POST', path, body);
   }
 
-  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+  put<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('PUT', path, body);
+  }
+
+  /** DELETE, answered with 204 No Content. */
+  async delete(path: string): Promise<void> {
+    await this.request<unknown>('DELETE', path, undefined, { emptyOk: true });
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown, options: { emptyOk?: boolean } = {}): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -70,10 +90,12 @@ export class KurateClient {
     const text = await response.text();
     const payload = parseJson(text);
     if (response.ok) {
+      if (payload === undefined && options.emptyOk && text === '') return undefined as T;
       if (payload === undefined) throw new CliError(`${this.baseUrl} answered ${method} ${path} with something other than JSON: is KURATE_URL a Kurate server?`);
       return payload as T;
     }
-    throw new ServerError(response.status, this.errorMessage(response.status, payload));
+    const code = (payload as { code?: unknown } | undefined)?.code;
+    throw new ServerError(response.status, this.errorMessage(response.status, payload), typeof code === 'string' ? code : undefined);
   }
 
   private unreachable(error: unknown): CliError {
@@ -91,9 +113,12 @@ export class KurateClient {
       const correlationId = (payload as { correlationId?: unknown }).correlationId;
       if (typeof correlationId === 'string') return `${message} (correlation id ${correlationId})`;
       // The server cannot know the request came from the CLI, where a token is the way to log in.
+      if (this.options.needsAdmin && (status === 401 || status === 403)) return `${message} Set KURATE_TOKEN to an admin's API token${status === 403 ? ' (admin scope)' : ''}.`;
       return status === 401 && !this.token ? `${message} Set KURATE_TOKEN to an API token.` : message;
     }
-    if (status === 401 || status === 403) return `Kurate at ${this.baseUrl} refused the request (${status}): check KURATE_TOKEN.`;
+    if (status === 401 || status === 403) {
+      return `Kurate at ${this.baseUrl} refused the request (${status}): ${this.options.needsAdmin ? "set KURATE_TOKEN to an admin's API token" : 'check KURATE_TOKEN'}.`;
+    }
     if (status === 404) return `Kurate at ${this.baseUrl} has no such route (404): is KURATE_URL a Kurate server of this version?`;
     return `Kurate at ${this.baseUrl} answered ${status}.`;
   }

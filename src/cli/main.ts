@@ -1,19 +1,26 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { fetchAllPages, exportWiki, type ApiPage } from './export-command.js';
+import { withExamples } from './help.js';
 import { assertBatchSize, formatImportReport, importVault, MAX_BATCH_SIZE, type WikiSummary } from './import-command.js';
 import { CliError, KurateClient } from './kurate-client.js';
+import { registerTokenCommands } from './token-commands.js';
+import { registerUserCommands } from './user-commands.js';
 
-/** `kurate`: imports, exports and reads a running Kurate over its REST API (see docs/cli.md). */
+/** `kurate`: imports, exports and reads a running Kurate, and manages its accounts, over its REST API (see docs/cli.md). */
 function buildProgram(): Command {
   const program = new Command('kurate')
     .description('Command-line client of a running Kurate server.\nKURATE_URL (default http://localhost:3000) says where; KURATE_TOKEN, when set, is sent as a bearer token.')
     .version(packageVersion())
-    .showHelpAfterError('(run with --help for usage)');
+    // Before any subcommand exists, so that they all inherit it: a usage mistake is one line, like every other error.
+    .configureOutput({ outputError: (message, write) => write(`kurate: ${message.replace(/^error: /, '').trimEnd()} (run with --help for usage)\n`) });
   const client = () => KurateClient.fromEnvironment();
 
-  program
-    .command('import')
+  withExamples(
+    program.command('import'),
+    'kurate import ~/notes/my-vault',
+    'KURATE_URL=http://wiki.internal:3000 kurate import ./vault --json > report.json',
+  )
     .description('Import a folder of Markdown (an Obsidian or Foam vault): new pages are created, changed ones updated, identical ones left alone.')
     .argument('<folder>', 'the vault folder; read recursively (.md, .markdown), skipping symlinks and dot folders')
     .addOption(new Option('--batch-size <n>', `pages per request (at most ${MAX_BATCH_SIZE})`).default(100).argParser((v) => assertBatchSize(Number(v))))
@@ -24,8 +31,7 @@ function buildProgram(): Command {
       if (report.counts.failed > 0) throw new CliError(`${report.counts.failed} of ${report.files} files were not imported (reasons above).`);
     });
 
-  program
-    .command('export')
+  withExamples(program.command('export'), 'kurate export ./backup', 'kurate export ./backup --force')
     .description('Write every page as <folder>/<cluster>/<title>.md with its full source, frontmatter included.')
     .argument('<folder>', 'where to write (created if missing)')
     .option('--force', 'overwrite files that already exist')
@@ -35,9 +41,8 @@ function buildProgram(): Command {
       console.log(options.json ? JSON.stringify({ folder, files }, null, 2) : `Exported ${files.length} pages to ${folder}.`);
     });
 
-  const pages = program.command('pages').description('List pages.');
-  pages
-    .command('list')
+  const pages = withExamples(program.command('pages').description('List pages.'), 'kurate pages list');
+  withExamples(pages.command('list'), 'kurate pages list --cluster user/features')
     .description('List live pages by title.')
     .option('--cluster <cluster>', 'only pages of this cluster (e.g. user/features)')
     .option('--json', 'print JSON')
@@ -46,9 +51,8 @@ function buildProgram(): Command {
       console.log(options.json ? JSON.stringify({ items, total: items.length }, null, 2) : formatTable(items));
     });
 
-  const page = program.command('page').description('Read one page.');
-  page
-    .command('get')
+  const page = withExamples(program.command('page').description('Read one page.'), 'kurate page get getting-started');
+  withExamples(page.command('get'), 'kurate page get getting-started > getting-started.md')
     .description('Print a page’s source (frontmatter + Markdown).')
     .argument('<slug>', 'the page slug, e.g. getting-started')
     .option('--json', 'print the page with its metadata as JSON')
@@ -58,8 +62,7 @@ function buildProgram(): Command {
       else process.stdout.write(found.body.endsWith('\n') ? found.body : `${found.body}\n`);
     });
 
-  program
-    .command('summary')
+  withExamples(program.command('summary'), 'kurate summary --json')
     .description('Count pages, resolved and broken links, wanted pages and orphans.')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
@@ -67,7 +70,14 @@ function buildProgram(): Command {
       console.log(options.json ? JSON.stringify(summary, null, 2) : Object.entries(summary).map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n'));
     });
 
-  return program;
+  registerUserCommands(program);
+  registerTokenCommands(program);
+  return withExamples(
+    program,
+    'kurate import ~/notes/my-vault',
+    'KURATE_TOKEN=kur_… kurate user create ada@example.org --role author',
+    'kurate token create --name laptop --scope write',
+  );
 }
 
 function listing(page: ApiPage) {

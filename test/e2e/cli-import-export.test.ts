@@ -1,78 +1,23 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slugify } from '../../src/pages/markdown/slug.js';
+import { closedPort, ensureCliBuilt, filesUnder, KURATE, kurate, type CliTarget } from '../support/cli.js';
 import { REPO_ROOT } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const run = promisify(execFile);
-const KURATE = path.join(REPO_ROOT, 'bin/kurate');
 const CORPUS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
 const CORPUS_FILES = 86;
 
-interface CliRun {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-interface Server {
-  baseUrl: string;
-  /** An author's API token, sent as KURATE_TOKEN. */
-  token?: string;
-}
-
-/** Runs bin/kurate as a user would: a child process, the server's address in KURATE_URL and a token in KURATE_TOKEN. */
-async function kurate(server: Server, ...args: string[]): Promise<CliRun> {
-  const { KURATE_TOKEN: _ignored, ...env } = process.env;
-  if (server.token) env.KURATE_TOKEN = server.token;
-  try {
-    const { stdout, stderr } = await run(KURATE, args, { env: { ...env, KURATE_URL: server.baseUrl }, maxBuffer: 64 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof e.code === 'number' ? e.code : -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
-
-/**
- * bin/kurate runs dist/cli/main.js. When that is missing or older than its sources, only the CLI and the Markdown
- * modules it uses are compiled into dist/ (what `nest build` would write there, in a second instead of a full build).
- */
-async function ensureCliBuilt(): Promise<void> {
-  const entry = path.join(REPO_ROOT, 'dist/cli/main.js');
-  const sources = [...filesUnder(path.join(REPO_ROOT, 'src/cli')), ...filesUnder(path.join(REPO_ROOT, 'src/pages/markdown'))];
-  const newestSource = Math.max(...sources.map((file) => statSync(file).mtimeMs));
-  if (existsSync(entry) && statSync(entry).mtimeMs >= newestSource) return;
-  await run(
-    'npx',
-    ['tsc', '--ignoreConfig', 'src/cli/main.ts', '--outDir', 'dist', '--rootDir', 'src', '--module', 'nodenext', '--moduleResolution', 'nodenext',
-      '--target', 'es2023', '--lib', 'es2023', '--types', 'node', '--strict', '--skipLibCheck', '--esModuleInterop', '--sourceMap',
-      '--removeComments', '--resolveJsonModule', '--isolatedModules'],
-    { cwd: REPO_ROOT },
-  );
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.join(entry.parentPath, entry.name));
-}
+/** A running server, and an author's API token (sent as KURATE_TOKEN) for the CLI to use against it. */
+type Server = CliTarget;
 
 function markdownFilesUnder(dir: string): string[] {
   return filesUnder(dir).filter((file) => /\.(?:md|markdown)$/i.test(file));
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A wiki of its own for a test, and an author's token for the CLI to use against it. */

@@ -1,0 +1,117 @@
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ARTIFACTS_DIR, REPO_ROOT } from './database.js';
+
+const run = promisify(execFile);
+
+/** The shell shim a user runs; it starts dist/cli/main.js. */
+export const KURATE = path.join(REPO_ROOT, 'bin/kurate');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Where bin/kurate should go, and as whom. */
+export interface CliTarget {
+  baseUrl: string;
+  /** Sent as KURATE_TOKEN; without one, the CLI is anonymous. */
+  token?: string;
+  /** Written to the CLI's stdin (which is then closed); stdin is empty (and not a terminal) otherwise. */
+  input?: string;
+}
+
+/**
+ * Runs bin/kurate as a user would: a child process, the server's address in KURATE_URL and a token in KURATE_TOKEN
+ * (never one inherited from the environment of the test run).
+ */
+export function kurate(target: CliTarget, ...args: string[]): Promise<CliRun> {
+  const { KURATE_TOKEN: _ignored, ...env } = process.env;
+  if (target.token) env.KURATE_TOKEN = target.token;
+  return new Promise((resolve, reject) => {
+    const child = spawn(KURATE, args, { env: { ...env, KURATE_URL: target.baseUrl }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      resolve({ code: code ?? (signal ? -1 : 0), stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') }),
+    );
+    // A CLI that does not read stdin may have exited already.
+    child.stdin.on('error', () => {});
+    child.stdin.end(target.input ?? '');
+  });
+}
+
+const CLI_SOURCES = ['src/cli', 'src/pages/markdown'];
+const LOCK = path.join(ARTIFACTS_DIR, 'cli-build.lock');
+// Longer than any compile takes: a lock this old was left by a killed run.
+const STALE_LOCK_MS = 120_000;
+
+/**
+ * bin/kurate runs dist/cli/main.js. When that is missing or older than its sources, only the CLI and the Markdown
+ * modules it uses are compiled into dist/ (what `nest build` would write there, in a second instead of a full build).
+ * Test files run in parallel, so one compiles while the others wait for it (a lock directory in .test-artifacts).
+ */
+export async function ensureCliBuilt(): Promise<void> {
+  if (cliIsFresh()) return;
+  await withLock(async () => {
+    if (cliIsFresh()) return;
+    await run(
+      'npx',
+      ['tsc', '--ignoreConfig', 'src/cli/main.ts', '--outDir', 'dist', '--rootDir', 'src', '--module', 'nodenext', '--moduleResolution', 'nodenext',
+        '--target', 'es2023', '--lib', 'es2023', '--types', 'node', '--strict', '--skipLibCheck', '--esModuleInterop', '--sourceMap',
+        '--removeComments', '--resolveJsonModule', '--isolatedModules'],
+      { cwd: REPO_ROOT },
+    );
+  });
+}
+
+function cliIsFresh(): boolean {
+  const entry = path.join(REPO_ROOT, 'dist/cli/main.js');
+  if (!existsSync(entry)) return false;
+  const sources = CLI_SOURCES.flatMap((dir) => filesUnder(path.join(REPO_ROOT, dir)));
+  const newestSource = Math.max(...sources.map((file) => statSync(file).mtimeMs));
+  return statSync(entry).mtimeMs >= newestSource;
+}
+
+async function withLock(work: () => Promise<void>): Promise<void> {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > STALE_LOCK_MS) rmSync(LOCK, { recursive: true, force: true });
+      else await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  try {
+    await work();
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+/** Every file under a folder, recursively. */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** A local port nothing listens on: a server that is down. */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
