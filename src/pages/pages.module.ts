@@ -4,6 +4,7 @@ import { PageGraphService } from './page-graph.service.js';
 import { PageLinkEntity } from './page-link.entity.js';
 import { PageRedirectEntity } from './page-redirect.entity.js';
 import { PageRenderService } from './page-render.service.js';
+import { PageSaveHooks } from './page-save-hooks.js';
 import { PageRevisionEntity } from './page-revision.entity.js';
 import { PageEntity } from './page.entity.js';
 import { PageLinksRepository } from './page-links.repository.js';
@@ -17,7 +18,8 @@ import { PagesWebController } from './pages.web.controller.js';
 @Module({
   imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity])],
   controllers: [PagesApiController, PagesWebController, ImportApiController],
-  providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService],
-  exports: [PagesService, PageGraphService, PageRenderService],
+  providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService, PageSaveHooks],
+  // PageSaveHooks: modules that react to saves (policy, extraction) register with it, so pages imports none of them.
+  exports: [PagesService, PageGraphService, PageRenderService, PageSaveHooks],
 })
 export class PagesModule {}

@@ -7,6 +7,7 @@ import { aliasesOf, clustersOf, FrontmatterError, parseFrontmatter, tagsOf } fro
 import { linkKey, slugify } from './markdown/slug.js';
 import { extractLinks } from './markdown/wikilinks.js';
 import { PageLinksRepository, type LinkWrite } from './page-links.repository.js';
+import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
 import type { PageEntity } from './page.entity.js';
 import { PagesRepository, type PageListFilter, type PageWrite } from './pages.repository.js';
@@ -36,6 +37,7 @@ export class PagesService {
   constructor(
     private readonly pages: PagesRepository,
     private readonly links: PageLinksRepository,
+    private readonly saveHooks: PageSaveHooks,
   ) {}
 
   async get(slug: string): Promise<PageEntity> {
@@ -71,7 +73,7 @@ export class PagesService {
       await this.pages.removeRedirect(write.slug, tx);
       await this.writeLinks(id, input.body, tx);
       await this.links.reresolve(id, write.linkKeys, tx);
-      return (await this.pages.findById(id, tx))!;
+      return this.saved(id, 'created', tx);
     });
   }
 
@@ -87,7 +89,7 @@ export class PagesService {
       await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
       await this.writeLinks(current.id, input.body, tx);
       await this.links.reresolve(current.id, [...new Set([...current.linkKeys, ...write.linkKeys])], tx);
-      return { page: (await this.pages.findById(current.id, tx))!, changed: true };
+      return { page: await this.saved(current.id, 'updated', tx), changed: true };
     });
   }
 
@@ -118,7 +120,7 @@ export class PagesService {
       }
       const rewrittenPages = options.rewriteLinks ? await this.rewriteIncoming(current, title, actor, tx) : [];
       await this.links.reresolve(current.id, [...new Set([...oldKeys, ...write.linkKeys])], tx);
-      return { page: (await this.pages.findById(current.id, tx))!, rewrittenPages };
+      return { page: await this.saved(current.id, 'renamed', tx), rewrittenPages };
     });
   }
 
@@ -127,6 +129,7 @@ export class PagesService {
     await this.pages.transaction(async (tx) => {
       await this.pages.markDeleted(page.id, actor.name, tx);
       await this.links.reresolve(page.id, page.linkKeys, tx);
+      await this.saved(page.id, 'deleted', tx);
     });
   }
 
@@ -137,7 +140,7 @@ export class PagesService {
     return this.pages.transaction(async (tx) => {
       await this.pages.markRestored(page.id, tx);
       await this.links.reresolve(page.id, page.linkKeys, tx);
-      return (await this.pages.findById(page.id, tx))!;
+      return this.saved(page.id, 'restored', tx);
     });
   }
 
@@ -203,6 +206,13 @@ export class PagesService {
     };
   }
 
+  /** Reads the page back and lets other modules react in the same transaction (policy reconciliation, extraction). */
+  private async saved(pageId: string, change: PageChange, tx: EntityManager): Promise<PageEntity> {
+    const page = (await this.pages.findById(pageId, tx))!;
+    await this.saveHooks.pageSaved({ page, change }, tx);
+    return page;
+  }
+
   private async writeLinks(pageId: string, body: string, tx: EntityManager): Promise<void> {
     const seen = new Map<string, LinkWrite>();
     for (const link of extractLinks(parseFrontmatter(body).body)) {
@@ -224,6 +234,7 @@ export class PagesService {
       await this.pages.insertRevision(
         this.revisionOf(source.id, source.version + 1, write, actor, `Link to "${page.title}" renamed to "${newTitle}"`), tx);
       await this.writeLinks(source.id, body, tx);
+      await this.saved(source.id, 'updated', tx);
       rewritten.push(source.slug);
     }
     return rewritten;

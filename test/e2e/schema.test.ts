@@ -20,7 +20,7 @@ describe('database schema', () => {
     const rows: { indexname: string }[] = await t.dataSource.query(
       `SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexdef LIKE '%USING gin%' ORDER BY indexname`,
     );
-    expect(rows.map((r) => r.indexname)).toEqual(['pages_link_keys_idx', 'pages_search_idx', 'pages_tags_idx']);
+    expect(rows.map((r) => r.indexname)).toEqual(['kg_content_chunks_search_idx', 'pages_link_keys_idx', 'pages_search_idx', 'pages_tags_idx']);
   });
 
   it('applies every migration file and rolls each back cleanly', async () => {

@@ -1,0 +1,40 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { KgContentChunkEntity } from './kg-content-chunk.entity.js';
+import { KgNodeEntity } from './kg-node.entity.js';
+
+/** An entity named in a chunk; `nodeId` is set once an entity with that signature is approved. */
+@Entity('kg_mentions')
+@Index('kg_mentions_chunk_signature_key', ['chunkId', 'signature'], { unique: true })
+@Index('kg_mentions_node_idx', ['nodeId', 'chunkId'])
+@Index('kg_mentions_signature_idx', ['signature'])
+export class KgMentionEntity {
+  @PrimaryGeneratedColumn('increment', { type: 'bigint' })
+  id: string;
+
+  @Column('bigint', { name: 'chunk_id' })
+  chunkId: string;
+
+  @ManyToOne(() => KgContentChunkEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'chunk_id', foreignKeyConstraintName: 'kg_mentions_chunk_id_fkey' })
+  chunk?: KgContentChunkEntity;
+
+  @Column('text')
+  signature: string;
+
+  @Column('bigint', { name: 'node_id', nullable: true })
+  nodeId: string | null;
+
+  @ManyToOne(() => KgNodeEntity, { onDelete: 'SET NULL' })
+  @JoinColumn({ name: 'node_id', foreignKeyConstraintName: 'kg_mentions_node_id_fkey' })
+  node?: KgNodeEntity;
+
+  /** The words as the page wrote them. */
+  @Column('text')
+  surface: string;
+
+  @Column('real', { nullable: true })
+  confidence: number | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt: Date;
+}

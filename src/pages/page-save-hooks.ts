@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { PageEntity } from './page.entity.js';
+
+export type PageChange = 'created' | 'updated' | 'renamed' | 'deleted' | 'restored';
+
+export interface PageSavedEvent {
+  /** The page as this write left it (read inside the transaction). */
+  page: PageEntity;
+  change: PageChange;
+}
+
+/** Another module's reaction to a page write (the inclusion policy, extraction). */
+export interface PageSaveListener {
+  /** Runs inside the save's transaction: use `tx` for every query (PGlite hangs on any other), throw to undo the save. */
+  onPageSaved(event: PageSavedEvent, tx: EntityManager): Promise<void>;
+}
+
+/**
+ * Listeners register here at module init, so the pages module never imports the modules that react to a save
+ * (they import PagesModule, as the arrows point). They run in registration order, which follows module imports.
+ */
+@Injectable()
+export class PageSaveHooks {
+  private readonly listeners: PageSaveListener[] = [];
+
+  register(listener: PageSaveListener): void {
+    if (!this.listeners.includes(listener)) this.listeners.push(listener);
+  }
+
+  async pageSaved(event: PageSavedEvent, tx: EntityManager): Promise<void> {
+    for (const listener of this.listeners) await listener.onPageSaved(event, tx);
+  }
+}
