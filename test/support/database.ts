@@ -5,8 +5,16 @@ import pg from 'pg';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS_DIR = path.join(REPO_ROOT, '.test-artifacts');
-export const PGLITE_TEMPLATE = path.join(ARTIFACTS_DIR, 'pglite-template.tar.gz');
-export const PG_TEMPLATE_NAME = `kurate_test_template`;
+
+/** One id per `vitest run`, set by the global setup and inherited by the workers: concurrent runs never share a template. */
+export function testRunId(): string {
+  const id = process.env.KURATE_TEST_RUN_ID;
+  if (!id) throw new Error('KURATE_TEST_RUN_ID is not set: run the tests through vitest (test/support/global-setup.ts sets it)');
+  return id;
+}
+
+export const pgliteTemplatePath = () => path.join(ARTIFACTS_DIR, `pglite-template-${testRunId()}.tar.gz`);
+export const pgTemplateName = () => `kurate_test_template_${testRunId()}`;
 
 /** Tests run on the PostgreSQL in DATABASE_URL when it is set, otherwise on embedded PGlite. */
 export function realPostgresUrl(): string | null {
@@ -30,5 +38,5 @@ export async function adminQuery(sql: string): Promise<void> {
 }
 
 export function pgliteTemplate(): Blob {
-  return new Blob([readFileSync(PGLITE_TEMPLATE)]);
+  return new Blob([readFileSync(pgliteTemplatePath())]);
 }

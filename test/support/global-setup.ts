@@ -1,17 +1,19 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/db/migration-runner.js';
-import { adminQuery, ARTIFACTS_DIR, PG_TEMPLATE_NAME, PGLITE_TEMPLATE, realPostgresUrl, withDatabase } from './database.js';
+import { adminQuery, ARTIFACTS_DIR, pgliteTemplatePath, pgTemplateName, realPostgresUrl, withDatabase } from './database.js';
 
 /**
  * Migrates one template database before the suite; every test file then gets a fresh copy of it:
  * a `CREATE DATABASE … TEMPLATE` on real PostgreSQL, or a snapshot loaded into a new in-memory PGlite.
  */
 export async function setup(): Promise<void> {
+  process.env.KURATE_TEST_RUN_ID = `${process.pid}_${Date.now().toString(36)}`;
+  const PG_TEMPLATE_NAME = pgTemplateName();
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const url = realPostgresUrl();
   if (url) {
@@ -31,11 +33,12 @@ export async function setup(): Promise<void> {
   await migrate(dataSource);
   await dataSource.destroy();
   const dump = await pglite.dumpDataDir('gzip');
-  writeFileSync(PGLITE_TEMPLATE, Buffer.from(await dump.arrayBuffer()));
+  writeFileSync(pgliteTemplatePath(), Buffer.from(await dump.arrayBuffer()));
   await pglite.close();
   console.log('Tests run on embedded PGlite; each test file gets a fresh copy of a migrated snapshot.');
 }
 
 export async function teardown(): Promise<void> {
-  if (realPostgresUrl()) await adminQuery(`DROP DATABASE IF EXISTS ${PG_TEMPLATE_NAME}`);
+  if (realPostgresUrl()) await adminQuery(`DROP DATABASE IF EXISTS ${pgTemplateName()} WITH (FORCE)`);
+  else rmSync(pgliteTemplatePath(), { force: true });
 }

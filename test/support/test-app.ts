@@ -8,7 +8,7 @@ import type { TokenScope } from '../../src/auth/api-token.entity.js';
 import { ApiTokensService } from '../../src/auth/api-tokens.service.js';
 import { UsersService } from '../../src/auth/users.service.js';
 import { KurateConfig, loadConfig } from '../../src/config/kurate-config.js';
-import { adminQuery, PG_TEMPLATE_NAME, pgliteTemplate, realPostgresUrl, withDatabase } from './database.js';
+import { adminQuery, pgTemplateName, pgliteTemplate, realPostgresUrl, withDatabase } from './database.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -58,7 +58,7 @@ export async function freshTestConfig(env: Record<string, string> = {}): Promise
   const url = realPostgresUrl();
   if (url) {
     const database = `kurate_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(`CREATE DATABASE ${database} TEMPLATE ${PG_TEMPLATE_NAME}`);
+    await adminQuery(`CREATE DATABASE ${database} TEMPLATE ${pgTemplateName()}`);
     const config = loadConfig({ KURATE_LOG_LEVEL: 'error', ...env, DATABASE_URL: withDatabase(url, database), KURATE_DB_POOL_SIZE: '4' });
     return { config, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
   }
