@@ -2,7 +2,7 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access } from '../auth/access.decorator.js';
-import { pager } from '../pages/page-view-models.js';
+import { pager } from '../web/pager.js';
 import { AuditQueryDto, auditRange } from './audit.dto.js';
 import { AuditService } from './audit.service.js';
 

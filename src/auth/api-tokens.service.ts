@@ -42,7 +42,7 @@ export class ApiTokensService {
     const scopes = TOKEN_SCOPES.filter((s) => (input.scopes ?? ['read']).includes(s));
     const ceiling = scopeCeiling(scopes);
     if (!roleAtLeast(actor.role, ceiling)) {
-      const who = actor.via === 'token' ? `This token acts as a ${actor.role}: it` : `A ${actor.role}`;
+      const who = actor.via === 'token' ? `This token acts as ${withArticle(actor.role)}: it` : withArticle(actor.role).replace(/^a/, 'A');
       throw new DomainException(DomainErrorCode.Forbidden, `${who} cannot create a token with the ${scopes.at(-1)} scope.`);
     }
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
@@ -103,4 +103,8 @@ export class ApiTokensService {
 
 function tokenTarget(token: ApiTokenEntity): string {
   return `token:${token.prefix}`;
+}
+
+function withArticle(role: string): string {
+  return /^[aeiou]/.test(role) ? `an ${role}` : `a ${role}`;
 }

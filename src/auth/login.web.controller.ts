@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
-import { fieldText } from '../pages/page-view-models.js';
+import { fieldText } from '../web/forms.js';
 import { Access } from './access.decorator.js';
 import type { RequestWithActor } from './current-actor.decorator.js';
 import { csrfTokenFor } from './csrf.js';

@@ -3,7 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
-import { fieldText, readForm } from '../pages/page-view-models.js';
+import { fieldText, readForm } from '../web/forms.js';
 import { Access } from './access.decorator.js';
 import { csrfTokenFor } from './csrf.js';
 import { SetupFormDto } from './dto/setup.dto.js';

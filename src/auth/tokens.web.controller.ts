@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, ParseUUIDPipe, Post, Query, Res } from '@
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
-import { fieldText, readForm } from '../pages/page-view-models.js';
+import { fieldText, readForm } from '../web/forms.js';
 import { Access } from './access.decorator.js';
 import { roleAtLeast } from './actor.js';
 import { TOKEN_SCOPES } from './api-token.entity.js';

@@ -2,7 +2,8 @@ import { Body, Controller, Get, Param, ParseUUIDPipe, Post, Query, Res } from '@
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
-import { fieldText, pager, readForm } from '../pages/page-view-models.js';
+import { fieldText, readForm } from '../web/forms.js';
+import { pager } from '../web/pager.js';
 import { Access } from './access.decorator.js';
 import { ROLES } from './actor.js';
 import { CreateUserDto, ResetPasswordDto, SetRoleDto, UsersPageQueryDto } from './dto/users.dto.js';

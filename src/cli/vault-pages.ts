@@ -1,5 +1,5 @@
 import { clustersOf, parseFrontmatter, serializeFrontmatter } from '../pages/markdown/frontmatter.js';
-import { slugify } from '../pages/markdown/slug.js';
+import { pageSlug, slugify } from '../pages/markdown/slug.js';
 import { titleOfFileName } from './file-names.js';
 
 /** What `POST /api/import` takes for one page. */
@@ -91,7 +91,7 @@ export function pagesOfVault(sources: VaultSource[]): { pages: ImportPage[]; rej
         continue;
       }
       other.title = title;
-      taken.add(slugify(title));
+      taken.add(pageSlug(title));
     }
   }
   return {
@@ -110,7 +110,7 @@ function candidateOf({ relativePath, source }: VaultSource): Candidate {
     title,
     body: cluster ? withCluster(source, cluster) : source,
     frontmatterTitle,
-    slug: slugify((frontmatterTitle ?? title).trim()),
+    slug: pageSlug((frontmatterTitle ?? title).trim()),
     folders: segments.slice(0, -1),
   };
 }
@@ -127,7 +127,7 @@ function frontmatterTitleOf(source: string): string | undefined {
 function uniqueTitle(candidate: Candidate, taken: Set<string>): string | null {
   for (let depth = 1; depth <= candidate.folders.length; depth++) {
     const title = [...candidate.folders.slice(-depth), candidate.title].join('/');
-    if (!taken.has(slugify(title))) return title;
+    if (!taken.has(pageSlug(title))) return title;
   }
   return null;
 }

@@ -1,7 +1,9 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
 import type { Request, Response } from 'express';
 import { DomainErrorCode, DomainException } from './domain.exception.js';
+import { fieldText } from './form-fields.js';
 
 const STATUS_BY_CODE: Record<DomainErrorCode, HttpStatus> = {
   [DomainErrorCode.NotFound]: HttpStatus.NOT_FOUND,
@@ -19,6 +21,10 @@ const STATUS_BY_CODE: Record<DomainErrorCode, HttpStatus> = {
   [DomainErrorCode.EmailTaken]: HttpStatus.CONFLICT,
   [DomainErrorCode.LastAdmin]: HttpStatus.CONFLICT,
 };
+
+export function httpStatusOf(code: DomainErrorCode): HttpStatus {
+  return STATUS_BY_CODE[code];
+}
 
 export interface ErrorBody {
   statusCode: number;
@@ -45,7 +51,9 @@ export class GlobalExceptionFilter implements ExceptionFilter {
       // A browser that needs to log in is sent to the login form, and back here afterwards.
       response.redirect(303, `/login?${new URLSearchParams({ next: request.originalUrl })}`);
     } else if (wantsHtml) {
-      response.status(body.statusCode).render('error', { title: body.error, error: body });
+      // A refused form post (expired session, stale CSRF token…) must not lose what the user typed.
+      const unsavedText = request.method === 'POST' ? fieldText(request.body, 'body') : '';
+      response.status(body.statusCode).render('error', { title: body.error, error: body, unsavedText });
     } else {
       response.status(body.statusCode).json(body);
     }
@@ -54,7 +62,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
   private toBody(exception: unknown, request: Request): ErrorBody {
     if (exception instanceof DomainException) {
       const status = STATUS_BY_CODE[exception.code];
-      return { statusCode: status, error: HttpStatus[status] ?? 'Error', code: exception.code, message: exception.message, ...exception.details };
+      return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', code: exception.code, message: exception.message, ...exception.details };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
@@ -65,10 +73,10 @@ export class GlobalExceptionFilter implements ExceptionFilter {
           : Array.isArray((res as { message?: unknown }).message)
             ? ((res as { message: string[] }).message).join('; ')
             : String((res as { message?: unknown }).message ?? exception.message);
-      return { statusCode: status, error: HttpStatus[status] ?? 'Error', message };
+      return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message };
     }
     const status = httpStatusOfLibraryError(exception);
-    if (status) return { statusCode: status, error: HttpStatus[status], message: libraryErrorMessage(status) };
+    if (status) return { statusCode: status, error: STATUS_CODES[status] ?? 'Error', message: libraryErrorMessage(status) };
     const correlationId = randomUUID();
     this.logger.error(`${request.method} ${request.originalUrl} failed [${correlationId}]`, exception instanceof Error ? exception.stack : String(exception));
     return { statusCode: 500, error: 'Internal Server Error', message: 'Something went wrong on our side. The error has been logged.', correlationId };

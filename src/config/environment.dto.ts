@@ -34,10 +34,6 @@ export class EnvironmentDto {
   @MinLength(1)
   KURATE_HOST?: string;
 
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  KURATE_DEFAULT_AUTHOR?: string;
 
   @IsOptional()
   @IsIn(LOG_LEVELS, { message: `$property must be one of ${LOG_LEVELS.join(', ')}` })

@@ -28,7 +28,6 @@ export class KurateConfig {
   constructor(
     readonly database: DatabaseConfig,
     readonly http: { host: string; port: number; maxBodyBytes: number },
-    readonly defaultAuthor: string,
     readonly logLevel: LogLevel,
     readonly auth: AuthConfig,
     readonly policy: PolicyConfig = DEFAULT_POLICY_CONFIG,
@@ -60,7 +59,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   return new KurateConfig(
     database,
     { host: raw.KURATE_HOST ?? '127.0.0.1', port: raw.PORT ?? 3000, maxBodyBytes: raw.KURATE_MAX_BODY_BYTES ?? 2 * 1024 * 1024 },
-    raw.KURATE_DEFAULT_AUTHOR ?? 'kurate',
     raw.KURATE_LOG_LEVEL ?? 'log',
     {
       publicRead: raw.KURATE_PUBLIC_READ ?? true,

@@ -5,7 +5,7 @@ import { DomainErrorCode, DomainException } from '../common/domain.exception.js'
 import type { ImportBatchResponse, ImportCounts, ImportPageDto, ImportPageResult, WikiSummaryResponse } from './dto/import.dto.js';
 import { MAX_MESSAGE_LENGTH } from './dto/page.dto.js';
 import { FrontmatterError, parseFrontmatter } from './markdown/frontmatter.js';
-import { slugify } from './markdown/slug.js';
+import { pageSlug } from './markdown/slug.js';
 import { PageGraphService } from './page-graph.service.js';
 import { PagesService } from './pages.service.js';
 
@@ -51,7 +51,7 @@ export class PageImportService {
     let slug = '';
     try {
       const title = effectiveTitle(input);
-      slug = slugify(title);
+      slug = pageSlug(title);
       if (!slug) throw new DomainException(DomainErrorCode.InvalidInput, `The title "${title}" needs at least one letter or digit.`);
       // PostgreSQL text cannot hold U+0000; such a file is almost always binary data saved with a .md name.
       if (input.body.includes('\0') || title.includes('\0')) {

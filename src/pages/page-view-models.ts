@@ -1,5 +1,4 @@
-import { plainToInstance, type ClassConstructor } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { httpStatusOf } from '../common/domain-exception.filter.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import type { TocEntry } from './markdown/markdown-renderer.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
@@ -8,47 +7,17 @@ import type { RevisionDiff } from './revision-diff.js';
 
 /** Shapes service results into what the Handlebars views print. No I/O here: pure functions, easy to test. */
 
-export type FormResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/**
- * Validates a submitted form against an API DTO (the same rules as the JSON API), without throwing: a bad form is
- * shown again with the user's text, never replaced by an error page.
- */
-export function readForm<T extends object>(dto: ClassConstructor<T>, body: unknown): FormResult<T> {
-  const plain = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
-  const value = plainToInstance(dto, plain);
-  const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: false });
-  if (errors.length === 0) return { ok: true, value };
-  const message = errors.flatMap((e) => Object.values(e.constraints ?? {})).join('; ');
-  return { ok: false, message: `The form could not be saved: ${message}.` };
-}
 
-/** The raw text of a form field, so that whatever the user typed can be shown again (arrays from repeated fields joined). */
-export function fieldText(body: unknown, name: string): string {
-  const value = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
-  if (typeof value === 'string') return value;
-  if (Array.isArray(value)) return value.filter((v) => typeof v === 'string').join('\n');
-  return '';
-}
+// The domain errors a form shows inline, with the user's text kept; anything else (permissions, sessions…) goes to the global filter.
+const FORM_ERRORS = new Set([
+  DomainErrorCode.InvalidFrontmatter, DomainErrorCode.InvalidInput, DomainErrorCode.NotFound,
+  DomainErrorCode.VersionConflict, DomainErrorCode.SlugTaken, DomainErrorCode.PageInTrash,
+]);
 
-/**
- * HTTP status of the domain errors a form shows inline, with the user's text kept (the same statuses as
- * domain-exception.filter.ts); null for anything else (permissions, sessions…), which the global filter answers.
- */
+/** The HTTP status of an error a form shows inline, or null when the global filter should answer it. */
 export function formErrorStatus(error: DomainException): number | null {
-  switch (error.code) {
-    case DomainErrorCode.InvalidFrontmatter:
-    case DomainErrorCode.InvalidInput:
-      return 400;
-    case DomainErrorCode.NotFound:
-      return 404;
-    case DomainErrorCode.VersionConflict:
-    case DomainErrorCode.SlugTaken:
-    case DomainErrorCode.PageInTrash:
-      return 409;
-    default:
-      return null;
-  }
+  return FORM_ERRORS.has(error.code) ? httpStatusOf(error.code) : null;
 }
 
 export interface FormError {
@@ -205,30 +174,3 @@ export function diffView(diff: RevisionDiff, oldText: string) {
   return { added: diff.added, removed: diff.removed, blocks, foldedAfter: Math.max(0, oldLineCount - lastOld), identical: blocks.length === 0 };
 }
 
-export interface Pager {
-  page: number;
-  totalPages: number;
-  total: number;
-  prevHref: string | null;
-  nextHref: string | null;
-}
-
-/** Previous/next links that keep the other query parameters. */
-export function pager(path: string, params: Record<string, string | number | undefined>, page: number, perPage: number, total: number): Pager | null {
-  const totalPages = Math.max(1, Math.ceil(total / perPage));
-  if (totalPages <= 1 && page <= 1) return null;
-  const href = (p: number) => {
-    const query = new URLSearchParams();
-    for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== '') query.set(key, String(value));
-    if (p > 1) query.set('page', String(p));
-    const text = query.toString();
-    return text ? `${path}?${text}` : path;
-  };
-  return {
-    page,
-    totalPages,
-    total,
-    prevHref: page > 1 ? href(Math.min(page - 1, totalPages)) : null,
-    nextHref: page < totalPages ? href(page + 1) : null,
-  };
-}

@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import type { Actor } from '../auth/actor.js';
-import { aliasesOf, clustersOf, FrontmatterError, parseFrontmatter, tagsOf } from './markdown/frontmatter.js';
-import { linkKey, slugify } from './markdown/slug.js';
+import { aliasesOf, clustersOf, parseFrontmatter, tagsOf } from './markdown/frontmatter.js';
+import { parsePageSource } from './page-source.js';
+import { linkKey, pageSlug, slugify } from './markdown/slug.js';
 import { extractLinks } from './markdown/wikilinks.js';
 import { PageLinksRepository, type LinkWrite } from './page-links.repository.js';
 import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
@@ -100,7 +101,7 @@ export class PagesService {
   async rename(slug: string, newTitle: string, options: { rewriteLinks: boolean }, actor: Actor): Promise<{ page: PageEntity; rewrittenPages: string[] }> {
     const current = await this.get(slug);
     const title = newTitle.trim();
-    const newSlug = slugify(title);
+    const newSlug = pageSlug(title);
     if (!newSlug) throw new DomainException(DomainErrorCode.InvalidInput, 'The new title needs at least one letter or digit.');
     const { frontmatter } = parseFrontmatter(current.body);
     // A title written in the frontmatter would override the new one on the next save, so it is rewritten too.
@@ -176,19 +177,14 @@ export class PagesService {
 
   /** Parses and validates a page's source; throws a 400 (naming the line) before anything is written. */
   private prepare(body: string, fallbackTitle: string | undefined, keepSlug?: string): PageWrite {
-    let parsed: ReturnType<typeof parseFrontmatter>;
-    try {
-      parsed = parseFrontmatter(body);
-    } catch (error) {
-      if (error instanceof FrontmatterError) {
-        throw new DomainException(DomainErrorCode.InvalidFrontmatter, error.message, { line: error.line });
-      }
-      throw error;
+    // PostgreSQL text cannot hold NUL characters.
+    if (body.includes('\0') || fallbackTitle?.includes('\0')) {
+      throw new DomainException(DomainErrorCode.InvalidInput, 'The text contains a NUL character (\\u0000), which a page cannot hold.');
     }
-    const { frontmatter, body: text } = parsed;
+    const { frontmatter, body: text } = parsePageSource(body);
     const title = (frontmatter.title ?? fallbackTitle ?? '').trim();
     if (!title) throw new DomainException(DomainErrorCode.InvalidInput, 'A page needs a title (a title field or `title:` in the frontmatter).');
-    const slug = keepSlug ?? slugify(title);
+    const slug = keepSlug ?? pageSlug(title);
     if (!slug) throw new DomainException(DomainErrorCode.InvalidInput, `The title "${title}" needs at least one letter or digit.`);
     const clusters = clustersOf(frontmatter);
     const aliases = aliasesOf(frontmatter);

@@ -6,13 +6,16 @@ import type { Actor } from '../auth/actor.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import { CreatePageDto, GraphQueryDto, ListPagesQueryDto, RenamePageDto, UpdatePageDto } from './dto/page.dto.js';
-import { isSafeSlug, slugify } from './markdown/slug.js';
+import { isSafeSlug, pageSlug } from './markdown/slug.js';
 import { PageGraphService } from './page-graph.service.js';
 import { PageRenderService } from './page-render.service.js';
 import {
-  diffView, fieldText, formError, formErrorStatus, historyView, noticeText, pageHref, pageMeta, pager, pageSummary, readForm,
-  titleFromSlug, tocView, type FormError,
+  diffView, formError, formErrorStatus, historyView, noticeText, pageHref, pageMeta, pageSummary, titleFromSlug, tocView,
+  type FormError,
 } from './page-view-models.js';
+import { fieldText, readForm } from '../web/forms.js';
+import { pager } from '../web/pager.js';
+import { parseVersion } from './version.pipe.js';
 import type { PageEntity } from './page.entity.js';
 import { PagesService } from './pages.service.js';
 import { diffRevisions } from './revision-diff.js';
@@ -21,7 +24,6 @@ import { SlugPipe } from './slug.pipe.js';
 const PAGES_PER_LIST = 50;
 const RECENT_CHANGES = 100;
 const REPORT_ROWS = 200;
-const MAX_VERSION = 2_147_483_647;
 
 /** The server-rendered wiki: plain HTML forms that work without JavaScript. Routes shape view models; services do the work. */
 @ApiExcludeController()
@@ -140,8 +142,8 @@ export class PagesWebController {
   @Access('read')
   @Get('page/:slug/diff')
   async diff(@Param('slug') raw: string, @Query('from') fromRaw: unknown, @Query('to') toRaw: unknown, @Req() req: Request, @Res() res: Response) {
-    const from = versionNumber(fromRaw, 'from');
-    const to = versionNumber(toRaw, 'to');
+    const from = parseVersion(fromRaw, 'from');
+    const to = parseVersion(toRaw, 'to');
     const located = await this.locate(raw, '/diff', req, res);
     if (!located) return;
     const [older, newer] = await Promise.all([this.pages.revision(located.slug, from), this.pages.revision(located.slug, to)]);
@@ -158,7 +160,7 @@ export class PagesWebController {
   @Access('read')
   @Get('page/:slug/revisions/:version')
   async revision(@Param('slug') raw: string, @Param('version') versionRaw: string, @Req() req: Request, @Res() res: Response) {
-    const version = versionNumber(versionRaw, 'version');
+    const version = parseVersion(versionRaw, 'version');
     const located = await this.locate(raw, `/revisions/${version}`, req, res);
     if (!located) return;
     const { page, revision } = await this.pages.revision(located.slug, version);
@@ -175,7 +177,7 @@ export class PagesWebController {
   @Access('author')
   @Post('page/:slug/revisions/:version/restore')
   async restoreRevision(@Param('slug', SlugPipe) slug: string, @Param('version') versionRaw: string, @CurrentActor() actor: Actor, @Res() res: Response) {
-    const { page, changed } = await this.pages.restoreRevision(slug, versionNumber(versionRaw, 'version'), actor);
+    const { page, changed } = await this.pages.restoreRevision(slug, parseVersion(versionRaw, 'version'), actor);
     res.redirect(303, `${pageHref(page.slug)}?notice=${changed ? 'reverted' : 'unchanged'}`);
   }
 
@@ -323,7 +325,7 @@ export class PagesWebController {
    * slug (keeping the sub-path and the query), a 404 offering to create the page, or a 404 saying it is in the trash.
    */
   private async locate(raw: string, suffix: string, req: Request, res: Response): Promise<PageEntity | null> {
-    const slug = slugify(raw);
+    const slug = pageSlug(raw);
     if (!slug) throw new BadRequestException(`"${raw.slice(0, 80)}" cannot name a page: a page name needs at least one letter or digit.`);
     const query = req.url.includes('?') ? req.url.slice(req.url.indexOf('?')) : '';
     const found = await this.pages.lookup(slug);
@@ -352,14 +354,6 @@ function newPageHref(title: string): string {
 }
 
 /** A version number from the URL; out-of-range numbers are a 400, not a database error. */
-function versionNumber(raw: unknown, name: string): number {
-  const text = typeof raw === 'string' ? raw : '';
-  const version = /^\d{1,10}$/.test(text) ? Number(text) : NaN;
-  if (!Number.isInteger(version) || version < 1 || version > MAX_VERSION) {
-    throw new BadRequestException(`"${name}" must be a version number (1, 2, 3, …).`);
-  }
-  return version;
-}
 
 function newFormModel(typed: { title: string; body: string; message: string }, error: FormError | null = null) {
   return { title: typed.title ? `New page: ${typed.title}` : 'New page', form: typed, error, preview: true };

@@ -6,7 +6,7 @@ import { Origin } from '../auth/request-origin.decorator.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import { isSafeSlug } from '../pages/markdown/slug.js';
-import { fieldText, readForm } from '../pages/page-view-models.js';
+import { fieldText, readForm } from '../web/forms.js';
 import { AuditQueryDto, ClearPolicyDto, ESTIMATE_ACTIONS, SetPolicyDto, type EstimateAction } from './dto/kg-policy.dto.js';
 import { KgDerivationRepository } from './kg-derivation.repository.js';
 import { PolicyImpactService } from './policy-impact.service.js';

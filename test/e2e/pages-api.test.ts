@@ -6,7 +6,7 @@ describe('pages REST API', () => {
   let t: TestApp;
   let author: Agent;
   beforeAll(async () => {
-    t = await startTestApp({ env: { KURATE_DEFAULT_AUTHOR: 'ada', KURATE_MAX_BODY_BYTES: '65536' } });
+    t = await startTestApp({ env: { KURATE_MAX_BODY_BYTES: '65536' } });
     author = await t.as('author', { name: 'ada' });
   });
   afterAll(() => t.close());
@@ -47,6 +47,13 @@ describe('pages REST API', () => {
       const extra = await author.post('/api/pages').send({ title: 'X', body: 'y', admin: true }).expect(400);
       expect(extra.body.message).toMatch(/property admin should not exist/);
       await author.post('/api/pages').send({ title: 'No body' }).expect(400);
+    });
+
+    it('refuses NUL characters with 400, and gives a page titled "New" a slug that is not the new-page form', async () => {
+      const nul = await create('a\u0000b', 'Nul Page').expect(400);
+      expect(nul.body.message).toMatch(/NUL/);
+      const page = await create('hello', 'New').expect(201);
+      expect(page.body.slug).toBe('new-page');
     });
 
     it('answers malformed JSON and oversized bodies with clear 4xx, not 500', async () => {

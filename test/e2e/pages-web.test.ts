@@ -316,6 +316,14 @@ describe('editing', () => {
     expect(textareaValue(html(res), 'body')).toBe('No base version given.');
   });
 
+  it('shows the unsaved text when the session or its CSRF token is no longer valid (403)', async () => {
+    const slug = await createPage('Expiring Session', 'start');
+    const res = await web.post(`/page/${slug}`).set(HTML).type('form').send({ _csrf: 'stale-token', body: 'my long paragraph', baseVersion: '1' });
+    expect(res.status).toBe(403);
+    expect(html(res)).toContain('Your text was not saved');
+    expect(html(res)).toContain('my long paragraph');
+  });
+
   it('keeps the text even if the page went missing meanwhile (404)', async () => {
     const res = await submit('/page/never-existed', { body: 'Orphaned words.', baseVersion: '1' });
     expect(res.status).toBe(404);

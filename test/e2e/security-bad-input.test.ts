@@ -42,7 +42,7 @@ const SQLI = [
   "' OR '1'='1",
   "'; DROP TABLE pages; --",
   "1); DELETE FROM users; --",
-  "'; SELECT pg_sleep(3); --",
+  "'; SELECT pg_sleep(10); --",
   "%' OR 1=1 --",
   '$$; DROP TABLE audit_log; $$',
   "\\'; TRUNCATE page_revisions; --",
@@ -204,7 +204,7 @@ describe('bad input over HTTP', () => {
           created++;
           expect(page.body.body).toBe(s);
         }
-        expect(Date.now() - started, `pg_sleep must not run (${s})`).toBeLessThan(2500);
+        expect(Date.now() - started, `pg_sleep must not run (${s})`).toBeLessThan(8000);
       }
       const after = await counts();
       expect(after.pages).toBe(before.pages + created);

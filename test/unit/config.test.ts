@@ -6,7 +6,6 @@ describe('configuration', () => {
     const config = loadConfig({}, '/srv/wiki');
     expect(config.database).toEqual({ kind: 'embedded', dataDir: '/srv/wiki/data' });
     expect(config.http).toEqual({ host: '127.0.0.1', port: 3000, maxBodyBytes: 2 * 1024 * 1024 });
-    expect(config.defaultAuthor).toBe('kurate');
   });
 
   it('uses PostgreSQL when DATABASE_URL is set', () => {

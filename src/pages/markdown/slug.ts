@@ -35,3 +35,12 @@ export function linkKey(target: string): string {
 export function isSafeSlug(s: string): boolean {
   return s !== '' && slugify(s) === s;
 }
+
+// `/page/new` is the new-page form, so no page may own that slug.
+const RESERVED_PAGE_SLUGS = new Set(['new']);
+
+/** The slug a page with this title gets: slugify, steering clear of the slugs the web UI's routes use. */
+export function pageSlug(title: string): string {
+  const slug = slugify(title);
+  return RESERVED_PAGE_SLUGS.has(slug) ? `${slug}-page` : slug;
+}
