@@ -8,6 +8,7 @@ import { AppModule } from './app.module.js';
 import { useAuthentication } from './auth/auth.pipeline.js';
 import { securityHeaders } from './auth/security-headers.js';
 import { GlobalExceptionFilter } from './common/domain-exception.filter.js';
+import { PageViewCache } from './pages/page-view-cache.js';
 import type { KurateConfig } from './config/kurate-config.js';
 import { configureViews } from './web/view-engine.js';
 
@@ -23,6 +24,8 @@ export function configureApp(app: NestExpressApplication, config: KurateConfig):
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   configureViews(app, PROJECT_ROOT);
+  // Anonymous page views come from memory when they can, before any session work.
+  app.use(app.get(PageViewCache).anonymousViews());
   // After the static assets (which need no session), before every route.
   useAuthentication(app);
   const openApi = new DocumentBuilder()

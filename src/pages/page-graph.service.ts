@@ -15,6 +15,11 @@ export class PageGraphService {
     return this.links.backlinks(page.id);
   }
 
+  /** Backlinks of a page already loaded (no second lookup by slug). */
+  backlinksOf(page: { id: string }) {
+    return this.links.backlinks(page.id);
+  }
+
   async outbound(slug: string) {
     const page = await this.pages.get(slug);
     return this.links.outbound(page.id);

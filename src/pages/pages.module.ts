@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { PageChangeFeed } from './page-change-feed.js';
+import { PageViewCache } from './page-view-cache.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { PageGraphService } from './page-graph.service.js';
 import { PageLinkEntity } from './page-link.entity.js';
@@ -18,8 +20,9 @@ import { PagesWebController } from './pages.web.controller.js';
 @Module({
   imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity])],
   controllers: [PagesApiController, PagesWebController, ImportApiController],
-  providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService, PageSaveHooks],
+  providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService, PageSaveHooks,
+    PageChangeFeed, PageViewCache],
   // PageSaveHooks: modules that react to saves (policy, extraction) register with it, so pages imports none of them.
-  exports: [PagesService, PageGraphService, PageRenderService, PageSaveHooks],
+  exports: [PageViewCache, PagesService, PageGraphService, PageRenderService, PageSaveHooks],
 })
 export class PagesModule {}

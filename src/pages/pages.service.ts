@@ -8,6 +8,7 @@ import { parsePageSource } from './page-source.js';
 import { linkKey, pageSlug, slugify } from './markdown/slug.js';
 import { extractLinks } from './markdown/wikilinks.js';
 import { PageLinksRepository, type LinkWrite } from './page-links.repository.js';
+import { PageChangeFeed } from './page-change-feed.js';
 import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
 import type { PageEntity } from './page.entity.js';
@@ -39,6 +40,7 @@ export class PagesService {
     private readonly pages: PagesRepository,
     private readonly links: PageLinksRepository,
     private readonly saveHooks: PageSaveHooks,
+    private readonly changeFeed: PageChangeFeed,
   ) {}
 
   async get(slug: string): Promise<PageEntity> {
@@ -67,7 +69,7 @@ export class PagesService {
 
   async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
     const write = this.prepare(input.body, input.title);
-    return this.pages.transaction(async (tx) => {
+    return this.write(async (tx) => {
       await this.assertSlugFree(write.slug, tx);
       const id = await this.pages.insert(write, actor.name, tx);
       await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
@@ -83,7 +85,7 @@ export class PagesService {
     const write = this.prepare(input.body, current.title, current.slug);
     if (current.version !== input.baseVersion) throw this.conflict(current, input);
     if (write.contentHash === current.contentHash) return { page: current, changed: false };
-    return this.pages.transaction(async (tx) => {
+    return this.write(async (tx) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, input);
       const version = input.baseVersion + 1;
@@ -109,7 +111,7 @@ export class PagesService {
     const write = this.prepare(body, title, newSlug);
     write.title = title;
     const oldKeys = current.linkKeys;
-    return this.pages.transaction(async (tx) => {
+    return this.write(async (tx) => {
       if (newSlug !== current.slug) await this.assertSlugFree(newSlug, tx);
       const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
@@ -127,7 +129,7 @@ export class PagesService {
 
   async delete(slug: string, actor: Actor): Promise<void> {
     const page = await this.get(slug);
-    await this.pages.transaction(async (tx) => {
+    await this.write(async (tx) => {
       await this.pages.markDeleted(page.id, actor.name, tx);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       await this.saved(page.id, 'deleted', tx);
@@ -138,7 +140,7 @@ export class PagesService {
     const page = await this.pages.findBySlug(slug);
     if (!page) throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}" in the trash.`);
     if (!page.deletedAt) throw new DomainException(DomainErrorCode.NotInTrash, `The page "${page.title}" is not in the trash.`);
-    return this.pages.transaction(async (tx) => {
+    return this.write(async (tx) => {
       await this.pages.markRestored(page.id, tx);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       return this.saved(page.id, 'restored', tx);
@@ -173,6 +175,17 @@ export class PagesService {
 
   fullTextSearch(query: string, limit: number, offset: number) {
     return this.pages.fullTextSearch(query, limit, offset);
+  }
+
+  /** Runs a page write in one transaction; once it has committed, every process's page caches forget. */
+  private async write<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    const result = await this.pages.transaction(async (tx) => {
+      const value = await work(tx);
+      await this.changeFeed.announce(tx);
+      return value;
+    });
+    this.changeFeed.committed();
+    return result;
   }
 
   /** Parses and validates a page's source; throws a 400 (naming the line) before anything is written. */

@@ -9,6 +9,7 @@ import { CreatePageDto, GraphQueryDto, ListPagesQueryDto, RenamePageDto, UpdateP
 import { isSafeSlug, pageSlug } from './markdown/slug.js';
 import { PageGraphService } from './page-graph.service.js';
 import { PageRenderService } from './page-render.service.js';
+import { PageViewCache } from './page-view-cache.js';
 import {
   diffView, formError, formErrorStatus, historyView, noticeText, pageHref, pageMeta, pageSummary, titleFromSlug, tocView,
   type FormError,
@@ -25,6 +26,15 @@ const PAGES_PER_LIST = 50;
 const RECENT_CHANGES = 100;
 const REPORT_ROWS = 200;
 
+/** What a page view shows, the same for every reader (so it can be cached until any page changes). */
+interface PageViewModel {
+  title: string;
+  page: ReturnType<typeof pageMeta>;
+  html: string;
+  toc: ReturnType<typeof tocView>;
+  backlinks: ReturnType<typeof pageSummary>[];
+}
+
 /** The server-rendered wiki: plain HTML forms that work without JavaScript. Routes shape view models; services do the work. */
 @ApiExcludeController()
 @Controller()
@@ -33,6 +43,7 @@ export class PagesWebController {
     private readonly pages: PagesService,
     private readonly graph: PageGraphService,
     private readonly renderer: PageRenderService,
+    private readonly viewCache: PageViewCache<PageViewModel>,
   ) {}
 
   @Access('read')
@@ -82,16 +93,29 @@ export class PagesWebController {
   @Access('read')
   @Get('page/:slug')
   async view(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
+    const notice = noticeText(req.query.notice, { rewritten: req.query.rewritten });
+    const cached = this.viewCache.models.get(raw);
+    if (cached) return this.renderView(res, { ...cached, notice });
+    const epoch = this.viewCache.models.begin();
     const page = await this.locate(raw, '', req, res);
     if (!page) return;
-    const [rendered, backlinks] = await Promise.all([this.renderer.render(page), this.graph.backlinks(page.slug)]);
-    res.render('page-view', {
+    const [rendered, backlinks] = await Promise.all([this.renderer.render(page), this.graph.backlinksOf(page)]);
+    const model: PageViewModel = {
       title: page.title,
       page: pageMeta(page),
       html: rendered.html,
       toc: tocView(rendered.toc),
       backlinks: backlinks.map(pageSummary),
-      notice: noticeText(req.query.notice, { rewritten: req.query.rewritten }),
+    };
+    this.viewCache.models.set(raw, model, epoch);
+    this.renderView(res, { ...model, notice });
+  }
+
+  private renderView(res: Response, model: PageViewModel & { notice: string | null }): void {
+    res.render('page-view', model, (error: Error | null, html: string) => {
+      if (error) return res.req.next?.(error);
+      this.viewCache.storeAnonymousView(res, html);
+      res.send(html);
     });
   }
 

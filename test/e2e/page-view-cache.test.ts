@@ -1,0 +1,90 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.setup.js';
+import { realPostgresUrl } from '../support/database.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+// Page views are cached until any page changes; these tests prove a reader never sees a stale page.
+describe('rendered page cache', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('shows a link as resolved as soon as its target is created, and an edit at once', async () => {
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Cache Home', body: 'See [[Cache Target]].' }).expect(201);
+    const before = await t.http.get('/page/cache-home').expect(200);
+    expect(before.text).toContain('wikilink-missing');
+    await t.http.get('/page/cache-home').expect(200);
+    await author.post('/api/pages').send({ title: 'Cache Target', body: 'here' }).expect(201);
+    const after = await t.http.get('/page/cache-home').expect(200);
+    expect(after.text).not.toContain('wikilink-missing');
+    expect(after.text).toContain('href="/page/cache-target"');
+    await author.put('/api/pages/cache-home').send({ body: 'Edited text.', baseVersion: 1 }).expect(200);
+    expect((await t.http.get('/page/cache-home').expect(200)).text).toContain('Edited text.');
+    const backlinks = await t.http.get('/page/cache-target').expect(200);
+    expect(backlinks.text).not.toContain('Cache Home');
+  });
+
+  it('answers anonymous readers from memory with an ETag, and logged-in readers with their own header', async () => {
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Etag Page', body: 'cache me' }).expect(201);
+    const first = await t.http.get('/page/etag-page').expect(200);
+    const second = await t.http.get('/page/etag-page').expect(200);
+    expect(second.text).toBe(first.text);
+    expect(second.headers.etag).toBeTruthy();
+    expect(second.headers['content-security-policy']).toContain("script-src 'self'");
+    await t.http.get('/page/etag-page').set('If-None-Match', second.headers.etag).expect(304);
+    const reader = await t.user('reader', { name: 'Rita Reader' });
+    const { agent } = await t.login(reader);
+    const mine = await agent.get('/page/etag-page').expect(200);
+    expect(mine.text).toContain('Rita Reader');
+    expect((await t.http.get('/page/etag-page').expect(200)).text).not.toContain('Rita Reader');
+  });
+
+  describe.skipIf(!realPostgresUrl())('two app processes on one PostgreSQL', () => {
+    let other: NestExpressApplication;
+    beforeAll(async () => {
+      other = await createApp(t.config);
+      await other.init();
+    });
+    afterAll(() => other?.close());
+
+    it('a page saved through one process is shown fresh by the other', async () => {
+      const author = await t.as('author');
+      await author.post('/api/pages').send({ title: 'Shared Page', body: 'first words' }).expect(201);
+      const otherHttp = supertest(other.getHttpServer());
+      expect((await otherHttp.get('/page/shared-page').expect(200)).text).toContain('first words');
+      await author.put('/api/pages/shared-page').send({ body: 'second words', baseVersion: 1 }).expect(200);
+      // The other process hears of the commit through LISTEN/NOTIFY, a moment later.
+      let text = '';
+      for (let i = 0; i < 50 && !text.includes('second words'); i++) {
+        text = (await otherHttp.get('/page/shared-page').expect(200)).text;
+        if (!text.includes('second words')) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(text).toContain('second words');
+    });
+  });
+
+  describe('with public reading off', () => {
+    let closed: TestApp;
+    beforeAll(async () => {
+      closed = await startTestApp({ env: { KURATE_PUBLIC_READ: 'false' } });
+    });
+    afterAll(() => closed.close());
+
+    it('never serves a cached page to an anonymous visitor', async () => {
+      const author = await closed.as('author');
+      await author.post('/api/pages').send({ title: 'Private Page', body: 'secret' }).expect(201);
+      await author.get('/page/private-page').expect(200);
+      const anonymous = await closed.http.get('/page/private-page').set('Accept', 'text/html');
+      expect(anonymous.status).toBe(303);
+      expect(anonymous.text).not.toContain('secret');
+    });
+  });
+});
+
+if (!realPostgresUrl()) console.warn('page-view-cache: the two-process test runs only on real PostgreSQL (set DATABASE_URL).');
