@@ -41,14 +41,31 @@ const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
    WHERE p.link_keys @> ARRAY[${key}] AND p.deleted_at IS NULL
    ORDER BY (p.slug = ${key}) DESC, p.created_at, p.id LIMIT 1)`;
 
+// Advisory-lock namespace for link keys (any constant; the second key is the hash of the link key).
+const LINK_KEY_LOCKS = 7_104_263;
+
 /** All SQL over the Page Graph (`page_links`). */
 @Injectable()
 export class PageLinksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
+  /** Takes this transaction's turn on link keys (sorted, so two writers never wait on each other crosswise). */
+  async lockKeys(keys: string[], db: EntityManager): Promise<void> {
+    if (keys.length === 0) return;
+    await db.query(
+      `SELECT pg_advisory_xact_lock(${LINK_KEY_LOCKS}, hashtext(k)) FROM (SELECT DISTINCT k FROM unnest($1::text[]) k ORDER BY k) keys`,
+      [keys],
+    );
+  }
+
   /** Replaces a page's outbound links, resolving each target to a live page in the same statement. */
   async replaceOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<void> {
     await db.query('DELETE FROM page_links WHERE from_page_id = $1', [pageId]);
+    await this.insertOutbound(pageId, links, db);
+  }
+
+  /** A new page's outbound links (it has none yet). */
+  async insertOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<void> {
     if (links.length === 0) return;
     await db.query(
       `INSERT INTO page_links (from_page_id, kind, target, target_key, heading, position, resolved_page_id)

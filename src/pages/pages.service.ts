@@ -69,12 +69,13 @@ export class PagesService {
 
   async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
     const write = this.prepare(input.body, input.title);
-    return this.write(async (tx) => {
+    const links = outboundLinks(write.text);
+    return this.write([...write.linkKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       await this.assertSlugFree(write.slug, tx);
       const id = await this.pages.insert(write, actor.name, tx);
       await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
       await this.pages.removeRedirect(write.slug, tx);
-      await this.writeLinks(id, input.body, tx);
+      await this.links.insertOutbound(id, links, tx);
       await this.links.reresolve(id, write.linkKeys, tx);
       return this.saved(id, 'created', tx);
     });
@@ -85,13 +86,15 @@ export class PagesService {
     const write = this.prepare(input.body, current.title, current.slug);
     if (current.version !== input.baseVersion) throw this.conflict(current, input);
     if (write.contentHash === current.contentHash) return { page: current, changed: false };
-    return this.write(async (tx) => {
+    const links = outboundLinks(write.text);
+    const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
+    return this.write([...ownKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, input);
       const version = input.baseVersion + 1;
       await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
-      await this.writeLinks(current.id, input.body, tx);
-      await this.links.reresolve(current.id, [...new Set([...current.linkKeys, ...write.linkKeys])], tx);
+      await this.links.replaceOutbound(current.id, links, tx);
+      await this.links.reresolve(current.id, ownKeys, tx);
       return { page: await this.saved(current.id, 'updated', tx), changed: true };
     });
   }
@@ -110,8 +113,8 @@ export class PagesService {
     const body = frontmatter.title !== undefined ? replaceFrontmatterTitle(current.body, title) : current.body;
     const write = this.prepare(body, title, newSlug);
     write.title = title;
-    const oldKeys = current.linkKeys;
-    return this.write(async (tx) => {
+    const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
+    return this.write(ownKeys, async (tx) => {
       if (newSlug !== current.slug) await this.assertSlugFree(newSlug, tx);
       const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
@@ -122,14 +125,14 @@ export class PagesService {
         await this.pages.removeRedirect(newSlug, tx);
       }
       const rewrittenPages = options.rewriteLinks ? await this.rewriteIncoming(current, title, actor, tx) : [];
-      await this.links.reresolve(current.id, [...new Set([...oldKeys, ...write.linkKeys])], tx);
+      await this.links.reresolve(current.id, ownKeys, tx);
       return { page: await this.saved(current.id, 'renamed', tx), rewrittenPages };
     });
   }
 
   async delete(slug: string, actor: Actor): Promise<void> {
     const page = await this.get(slug);
-    await this.write(async (tx) => {
+    await this.write(page.linkKeys, async (tx) => {
       await this.pages.markDeleted(page.id, actor.name, tx);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       await this.saved(page.id, 'deleted', tx);
@@ -140,7 +143,7 @@ export class PagesService {
     const page = await this.pages.findBySlug(slug);
     if (!page) throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}" in the trash.`);
     if (!page.deletedAt) throw new DomainException(DomainErrorCode.NotInTrash, `The page "${page.title}" is not in the trash.`);
-    return this.write(async (tx) => {
+    return this.write(page.linkKeys, async (tx) => {
       await this.pages.markRestored(page.id, tx);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       return this.saved(page.id, 'restored', tx);
@@ -177,9 +180,14 @@ export class PagesService {
     return this.pages.fullTextSearch(query, limit, offset);
   }
 
-  /** Runs a page write in one transaction; once it has committed, every process's page caches forget. */
-  private async write<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  /**
+   * Runs a page write in one transaction; once it has committed, every process's page caches forget. `linkKeys` are
+   * the keys whose resolution the write may change (its own and those it links to): concurrent writes sharing one
+   * take turns, so a page and a link to it saved at the same moment still meet.
+   */
+  private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>): Promise<T> {
     const result = await this.pages.transaction(async (tx) => {
+      await this.links.lockKeys(linkKeys, tx);
       const value = await work(tx);
       await this.changeFeed.announce(tx);
       return value;
@@ -222,15 +230,7 @@ export class PagesService {
     return page;
   }
 
-  private async writeLinks(pageId: string, body: string, tx: EntityManager): Promise<void> {
-    const seen = new Map<string, LinkWrite>();
-    for (const link of extractLinks(parseFrontmatter(body).body)) {
-      if (link.key && !seen.has(link.key)) {
-        seen.set(link.key, { kind: link.kind, target: link.target, targetKey: link.key, heading: link.heading });
-      }
-    }
-    await this.links.replaceOutbound(pageId, [...seen.values()], tx);
-  }
+
 
   private async rewriteIncoming(page: PageEntity, newTitle: string, actor: Actor, tx: EntityManager): Promise<string[]> {
     const sources = await this.links.sourcesLinkingTo(page.id, tx);
@@ -242,7 +242,7 @@ export class PagesService {
       await this.pages.updateIfVersion(source.id, source.version, write, actor.name, tx);
       await this.pages.insertRevision(
         this.revisionOf(source.id, source.version + 1, write, actor, `Link to "${page.title}" renamed to "${newTitle}"`), tx);
-      await this.writeLinks(source.id, body, tx);
+      await this.links.replaceOutbound(source.id, outboundLinks(write.text), tx);
       await this.saved(source.id, 'updated', tx);
       rewritten.push(source.slug);
     }
@@ -280,4 +280,13 @@ export function rewriteWikilinks(body: string, keys: Set<string>, newTitle: stri
 
 function replaceFrontmatterTitle(body: string, title: string): string {
   return body.replace(/^(\uFEFF?---\r?\n(?:[\s\S]*?\r?\n)?)title:[^\n]*(\r?\n)/, (_m, head: string, eol: string) => `${head}title: ${JSON.stringify(title)}${eol}`);
+}
+
+/** The distinct pages a body links to, in order of first appearance (one Page Graph edge per target). */
+function outboundLinks(markdown: string): LinkWrite[] {
+  const seen = new Map<string, LinkWrite>();
+  for (const link of extractLinks(markdown)) {
+    if (link.key && !seen.has(link.key)) seen.set(link.key, { kind: link.kind, target: link.target, targetKey: link.key, heading: link.heading });
+  }
+  return [...seen.values()];
 }
