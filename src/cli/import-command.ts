@@ -37,6 +37,8 @@ export interface ImportOptions {
   progress: boolean;
 }
 
+const BATCHES_IN_FLIGHT = 2;
+
 /** The server's limit on one batch (`POST /api/import`). */
 export const MAX_BATCH_SIZE = 200;
 // Well under the server's default request limit (KURATE_MAX_BODY_BYTES, 2 MiB); a larger page travels alone.
@@ -54,11 +56,19 @@ export async function importVault(client: KurateClient, folder: string, options:
   const bar = options.progress ? new cliProgress.SingleBar({ stream: process.stderr, format: 'Importing [{bar}] {value}/{total} pages | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(pages.length, 0);
   try {
-    for (const batch of batchesOf(pages, options.batchSize)) {
-      const batchResults = await sendBatch(client, batch);
-      results.push(...batchResults);
-      bar?.increment(batchResults.length);
-    }
+    // Two batches in flight keep both the server and its database busy; the server serialises what must be.
+    const batches = [...batchesOf(pages, options.batchSize)];
+    const resultsByBatch: ImportResult[][] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) {
+        const index = next++;
+        resultsByBatch[index] = await sendBatch(client, batches[index]);
+        bar?.increment(resultsByBatch[index].length);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(BATCHES_IN_FLIGHT, batches.length) }, worker));
+    for (const batchResults of resultsByBatch) results.push(...batchResults);
   } finally {
     bar?.stop();
   }

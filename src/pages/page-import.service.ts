@@ -64,13 +64,12 @@ export class PageImportService {
       pathBySlug.set(slug, path);
 
       const message = importMessage(path);
-      const found = await this.pages.lookup(slug);
       // An old slug that redirects to a renamed page is free: the file is a page of its own.
-      if (!found || !('page' in found)) {
+      const current = await this.pages.findLive(slug);
+      if (!current) {
         await this.pages.create({ title: input.title, body: input.body, message }, actor);
         return { path, slug, status: 'created' };
       }
-      const current = found.page;
       if (current.body === input.body && current.title === title) return { path, slug, status: 'unchanged' };
       const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);
       // A save keeps the stored title unless the frontmatter names one, so a file renamed only in letter case

@@ -51,6 +51,11 @@ export class PagesService {
     throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}".`);
   }
 
+  /** The live page with this slug, or null. */
+  findLive(slug: string): Promise<PageEntity | null> {
+    return this.pages.findLiveBySlug(slug);
+  }
+
   /** The live page for a slug, or where an old slug now redirects. */
   async lookup(slug: string): Promise<{ page: PageEntity } | { redirectTo: string } | null> {
     const page = await this.pages.findLiveBySlug(slug);
