@@ -199,11 +199,50 @@
       });
   }
 
+  /** The header search box suggests page titles as the reader types (a <datalist> filled from the API). */
+  function setUpTitleSuggestions() {
+    var input = document.getElementById('site-search');
+    if (!input || !window.fetch) return;
+    var list = document.createElement('datalist');
+    list.id = 'site-search-titles';
+    input.parentNode.appendChild(list);
+    input.setAttribute('list', list.id);
+    input.setAttribute('autocomplete', 'off');
+    var timer = null;
+    var sent = 0;
+    input.addEventListener('input', function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        var text = input.value.trim();
+        var ticket = ++sent;
+        if (!text) {
+          list.textContent = '';
+          return;
+        }
+        fetch('/api/search/suggest?' + new URLSearchParams({ q: text }), { credentials: 'same-origin' })
+          .then(function (response) {
+            return response.ok ? response.json() : { suggestions: [] };
+          })
+          .then(function (data) {
+            if (ticket !== sent) return;
+            list.textContent = '';
+            data.suggestions.forEach(function (suggestion) {
+              var option = document.createElement('option');
+              option.value = suggestion.title;
+              list.appendChild(option);
+            });
+          })
+          .catch(function () {});
+      }, 150);
+    });
+  }
+
   function start() {
     setUpPreview();
     setUpConfirmations();
     setUpUnsavedWarning();
     setUpGraph();
+    setUpTitleSuggestions();
   }
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

@@ -1,13 +1,12 @@
 import { Module } from '@nestjs/common';
-import { PagesModule } from '../pages/pages.module.js';
 import { SearchApiController } from './search.api.controller.js';
+import { SearchRepository } from './search.repository.js';
 import { SearchService } from './search.service.js';
 import { SearchWebController } from './search.web.controller.js';
 
 @Module({
-  imports: [PagesModule],
   controllers: [SearchApiController, SearchWebController],
-  providers: [SearchService],
+  providers: [SearchService, SearchRepository],
   exports: [SearchService],
 })
 export class SearchModule {}

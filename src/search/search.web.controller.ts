@@ -31,6 +31,7 @@ export class SearchWebController {
       noResults: Boolean(result.query) && result.hits.length === 0,
       beyondLastPage: page > 1 && result.hits.length === 0 && result.total === 0,
       createHref: `/page/new?${new URLSearchParams({ title: result.query })}`,
+      didYouMean: result.didYouMean,
       pager: pager('/search', { q: result.query }, page, RESULTS_PER_PAGE, result.total),
     });
   }

@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Agent } from 'supertest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+interface Hit {
+  slug: string;
+  score: number;
+  explain?: { source: string; rank: number; terms: { term: string; contribution: number }[] };
+}
+
+const slugs = (body: { hits: Hit[] }) => body.hits.map((h) => h.slug);
+const filler = (n: number) => Array.from({ length: n }, (_, i) => `Paragraph ${i} about gardening, soil, seeds and watering plants.`).join('\n\n');
+
+describe('search ranking (BM25-like, in PostgreSQL)', () => {
+  let t: TestApp;
+  let author: Agent;
+  const search = (q: string, extra = '') => t.http.get(`/api/search?q=${encodeURIComponent(q)}${extra}`);
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    author = await t.as('author');
+    const create = (title: string, body: string) => author.post('/api/pages').send({ title, body }).expect(201);
+    // "notes" is on every page; "zettelkasten" on one: the rare word must decide.
+    await create('Notes Everywhere', 'These notes are notes about notes. Notes, notes, notes.');
+    await create('Slip Box Method', 'A method for notes, also known as the zettelkasten.');
+    // The same single mention of "mulch", in a short page and in a very long one.
+    await create('Short Mulch Tip', 'Use mulch in spring, say the notes.');
+    await create('Long Garden Handbook', `${filler(200)}\n\nOnce we used mulch. These are notes.`);
+    // A title match beats a body mention.
+    await create('Compost Guide', 'How to start a heap; see the notes.');
+    await create('Kitchen Scraps', 'Scraps can go to the compost, the notes say.');
+    await create('Graph View', '---\naliases: [Knowledge Map]\n---\nShows the network of notes.');
+  });
+  afterAll(() => t.close());
+
+  it('ranks by the rare word, not by repeating a common one', async () => {
+    const res = await search('notes zettelkasten').expect(200);
+    expect(slugs(res.body)[0]).toBe('slip-box-method');
+  });
+
+  it('does not let a long page win by length', async () => {
+    const res = await search('mulch').expect(200);
+    expect(slugs(res.body).slice(0, 2)).toEqual(['short-mulch-tip', 'long-garden-handbook']);
+  });
+
+  it('boosts the title and aliases over the body', async () => {
+    expect(slugs((await search('compost').expect(200)).body)[0]).toBe('compost-guide');
+    expect(slugs((await search('knowledge map').expect(200)).body)[0]).toBe('graph-view');
+  });
+
+  it('answers a natural-language question when not every word matches', async () => {
+    const res = await search('what is the best way to use mulch in my flower beds?').expect(200);
+    expect(slugs(res.body)[0]).toBe('short-mulch-tip');
+  });
+
+  it('excludes -words', async () => {
+    const res = await search('compost -scraps').expect(200);
+    expect(slugs(res.body)).toContain('compost-guide');
+    expect(slugs(res.body)).not.toContain('kitchen-scraps');
+  });
+
+  it('explains each hit: source, rank and what each term added', async () => {
+    const res = await search('compost guide', '&explain=true').expect(200);
+    const [first] = res.body.hits as Hit[];
+    expect(first.explain).toMatchObject({ source: 'lexical', rank: 1 });
+    expect(first.explain!.terms.map((term) => term.term).sort()).toEqual(['compost', 'guid']);
+    const sum = first.explain!.terms.reduce((s, term) => s + term.contribution, 0);
+    expect(sum).toBeCloseTo(first.score, 3);
+    expect((await search('compost').expect(200)).body.hits[0].explain).toBeUndefined();
+    await search('compost', '&explain=maybe').expect(400);
+  });
+
+  it('tolerates typos in titles: fuzzy title hits and "did you mean"', async () => {
+    const res = await search('knowlege mapp').expect(200);
+    expect(slugs(res.body)).toContain('graph-view');
+    expect(res.body.didYouMean.map((s: { slug: string }) => s.slug)).toContain('graph-view');
+    const none = await search('quasar umbrella').expect(200);
+    expect(none.body).toMatchObject({ hits: [], total: 0, didYouMean: [] });
+  });
+
+  it('suggests titles as the reader types, and refuses bad parameters with 400', async () => {
+    const res = await t.http.get('/api/search/suggest?q=comp').expect(200);
+    expect(res.body.suggestions[0]).toEqual({ slug: 'compost-guide', title: 'Compost Guide' });
+    const pct = await t.http.get(`/api/search/suggest?q=${encodeURIComponent('%_')}`).expect(200);
+    expect(pct.body.suggestions).toEqual([]);
+    await t.http.get(`/api/search/suggest?q=${'a'.repeat(201)}`).expect(400);
+    await t.http.get('/api/search/suggest?q=a&limit=0').expect(400);
+  });
+});

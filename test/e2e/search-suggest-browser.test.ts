@@ -1,0 +1,45 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+// The header search box suggesting titles as the reader types, in a real browser (Debian's chromium).
+const CHROMIUM = '/usr/bin/chromium';
+const HAS_CHROMIUM = existsSync(CHROMIUM);
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+describe.skipIf(!HAS_CHROMIUM)('header search box title suggestions', () => {
+  let t: TestApp;
+  let context: BrowserContext;
+  let userDataDir: string;
+
+  beforeAll(async () => {
+    t = await startTestApp({ listen: true });
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Compost Guide', body: 'Heaps.' }).expect(201);
+    await author.post('/api/pages').send({ title: 'Composting in Winter', body: 'Cold heaps.' }).expect(201);
+    userDataDir = mkdtempSync(path.join(tmpdir(), 'kurate-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  });
+  afterAll(async () => {
+    await context?.close();
+    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await t?.close();
+  });
+
+  it('fills a datalist with matching titles, without CSP violations or page errors', async () => {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(`${t.baseUrl}/search`);
+    await page.fill('#site-search', 'compo');
+    await page.waitForFunction(() => document.querySelectorAll('#site-search-titles option').length === 2);
+    const titles = await page.$$eval('#site-search-titles option', (options) => options.map((o) => (o as HTMLOptionElement).value));
+    expect(titles).toEqual(['Compost Guide', 'Composting in Winter']);
+    expect(await page.getAttribute('#site-search', 'list')).toBe('site-search-titles');
+    expect(errors).toEqual([]);
+  });
+});
