@@ -76,6 +76,8 @@ describe('search ranking (BM25-like, in PostgreSQL)', () => {
     expect(res.body.didYouMean.map((s: { slug: string }) => s.slug)).toContain('graph-view');
     const none = await search('quasar umbrella').expect(200);
     expect(none.body).toMatchObject({ hits: [], total: 0, didYouMean: [] });
+    const page = await t.http.get('/search?q=knowlege%20mapp').set('Accept', 'text/html').expect(200);
+    expect(page.text).toMatch(/Did you mean <a href="\/page\/graph-view">/);
   });
 
   it('suggests titles as the reader types, and refuses bad parameters with 400', async () => {
