@@ -1,0 +1,41 @@
+import type { LlmConfig } from '../config/llm-config.js';
+import { AnthropicExtractor } from './anthropic.extractor.js';
+import { BuiltinExtractor } from './builtin.extractor.js';
+import type { Embedder, Extractor } from './extraction.types.js';
+import { HashingEmbedder } from './hashing.embedder.js';
+import { OllamaEmbedder } from './ollama.embedder.js';
+import { OllamaExtractor } from './ollama.extractor.js';
+
+/** The extractor KURATE_EXTRACTOR names, built from the validated configuration. */
+export function createExtractor(config: LlmConfig): Extractor {
+  switch (config.extractor) {
+    case 'builtin':
+      return new BuiltinExtractor();
+    case 'ollama':
+      return new OllamaExtractor({ host: config.ollama.host, model: config.ollama.model, timeoutMs: config.timeoutMs });
+    case 'anthropic':
+      return new AnthropicExtractor({
+        // loadConfig refuses KURATE_EXTRACTOR=anthropic without a key, so this is set here.
+        apiKey: config.anthropic.apiKey ?? '',
+        model: config.anthropic.model,
+        baseUrl: config.anthropic.baseUrl,
+        maxTokens: config.anthropic.maxTokens,
+        timeoutMs: config.timeoutMs,
+      });
+  }
+}
+
+/** The embedder KURATE_EMBEDDER names. */
+export function createEmbedder(config: LlmConfig): Embedder {
+  switch (config.embedder) {
+    case 'builtin':
+      return new HashingEmbedder();
+    case 'ollama':
+      return new OllamaEmbedder({
+        host: config.ollama.host,
+        model: config.ollama.embedModel,
+        dimensions: config.ollama.embedDimensions,
+        timeoutMs: config.timeoutMs,
+      });
+  }
+}

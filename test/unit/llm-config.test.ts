@@ -1,0 +1,117 @@
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { describe, expect, it } from 'vitest';
+import { ConfigModule } from '../../src/config/config.module.js';
+import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
+import { AnthropicExtractor } from '../../src/llm/anthropic.extractor.js';
+import { BuiltinExtractor } from '../../src/llm/builtin.extractor.js';
+import { EMBEDDER, EXTRACTOR, type Embedder, type Extractor } from '../../src/llm/extraction.types.js';
+import { HashingEmbedder } from '../../src/llm/hashing.embedder.js';
+import { LlmModule } from '../../src/llm/llm.module.js';
+import { OllamaEmbedder } from '../../src/llm/ollama.embedder.js';
+import { OllamaExtractor } from '../../src/llm/ollama.extractor.js';
+
+describe('LLM configuration', () => {
+  it('defaults to the offline built-in extractor and embedder', () => {
+    expect(loadConfig({}).llm).toEqual({
+      extractor: 'builtin',
+      embedder: 'builtin',
+      timeoutMs: 60_000,
+      ollama: { host: 'http://127.0.0.1:11434', model: 'qwen2.5:7b-instruct', embedModel: 'nomic-embed-text', embedDimensions: null },
+      anthropic: { apiKey: null, model: 'claude-haiku-5-5', baseUrl: null, maxTokens: 4096 },
+    });
+  });
+
+  it('reads every variable', () => {
+    const { llm } = loadConfig({
+      KURATE_EXTRACTOR: 'anthropic',
+      KURATE_EMBEDDER: 'ollama',
+      KURATE_LLM_TIMEOUT_MS: '15000',
+      OLLAMA_HOST: 'http://gpu-box:11500',
+      KURATE_OLLAMA_MODEL: 'llama3.1:8b',
+      KURATE_OLLAMA_EMBED_MODEL: 'mxbai-embed-large',
+      KURATE_OLLAMA_EMBED_DIMENSIONS: '1024',
+      ANTHROPIC_API_KEY: 'sk-ant-xyz',
+      KURATE_ANTHROPIC_MODEL: 'claude-sonnet-5-5',
+      ANTHROPIC_BASE_URL: 'https://llm-gateway.internal/anthropic/',
+      KURATE_ANTHROPIC_MAX_TOKENS: '8000',
+    });
+    expect(llm).toEqual({
+      extractor: 'anthropic',
+      embedder: 'ollama',
+      timeoutMs: 15_000,
+      ollama: { host: 'http://gpu-box:11500', model: 'llama3.1:8b', embedModel: 'mxbai-embed-large', embedDimensions: 1024 },
+      anthropic: { apiKey: 'sk-ant-xyz', model: 'claude-sonnet-5-5', baseUrl: 'https://llm-gateway.internal/anthropic', maxTokens: 8000 },
+    });
+  });
+
+  it.each([
+    ['gpu-box', 'http://gpu-box:11434'],
+    ['gpu-box:8080', 'http://gpu-box:8080'],
+    ['0.0.0.0', 'http://127.0.0.1:11434'],
+    ['0.0.0.0:11434', 'http://127.0.0.1:11434'],
+    ['[::1]', 'http://[::1]:11434'],
+    ['https://ollama.example.com', 'https://ollama.example.com'],
+    ['http://localhost:11434/', 'http://localhost:11434'],
+  ])('reads OLLAMA_HOST=%s as Ollama does: %s', (value, host) => {
+    expect(loadConfig({ OLLAMA_HOST: value }).llm.ollama.host).toBe(host);
+  });
+
+  it('stops the server when KURATE_EXTRACTOR=anthropic has no ANTHROPIC_API_KEY, naming both', () => {
+    for (const env of [{ KURATE_EXTRACTOR: 'anthropic' }, { KURATE_EXTRACTOR: 'anthropic', ANTHROPIC_API_KEY: '  ' }]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError);
+      expect(() => loadConfig(env)).toThrow(/KURATE_EXTRACTOR=anthropic needs ANTHROPIC_API_KEY/);
+    }
+  });
+
+  it.each([
+    [{ KURATE_EXTRACTOR: 'openai' }, /KURATE_EXTRACTOR must be one of builtin, ollama, anthropic \(got "openai"\)/],
+    [{ KURATE_EMBEDDER: 'anthropic' }, /KURATE_EMBEDDER must be one of builtin, ollama/],
+    [{ KURATE_LLM_TIMEOUT_MS: 'soon' }, /KURATE_LLM_TIMEOUT_MS must be a whole number of milliseconds/],
+    [{ KURATE_LLM_TIMEOUT_MS: '10' }, /KURATE_LLM_TIMEOUT_MS must not be less than 100/],
+    [{ KURATE_OLLAMA_EMBED_DIMENSIONS: '0' }, /KURATE_OLLAMA_EMBED_DIMENSIONS must not be less than 1/],
+    [{ KURATE_ANTHROPIC_MAX_TOKENS: '10' }, /KURATE_ANTHROPIC_MAX_TOKENS must not be less than 256/],
+    [{ OLLAMA_HOST: 'ftp://box' }, /OLLAMA_HOST must be an http:\/\/ or https:\/\/ URL \(got "ftp:\/\/box"\)/],
+    [{ OLLAMA_HOST: 'http://' }, /OLLAMA_HOST must be an http:\/\/ or https:\/\/ URL/],
+    [{ ANTHROPIC_BASE_URL: 'api.anthropic.com' }, /ANTHROPIC_BASE_URL must be an http:\/\/ or https:\/\/ URL/],
+  ])('refuses %o with a sentence naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('never echoes ANTHROPIC_API_KEY in an error', () => {
+    // A number is not a string: the validation error must not show the value.
+    expect(() => loadConfig({ ANTHROPIC_API_KEY: 123 as unknown as string })).toThrow(/value not shown: it is a secret/);
+  });
+});
+
+describe('LlmModule', () => {
+  async function resolve(env: Record<string, string>): Promise<{ extractor: Extractor; embedder: Embedder }> {
+    @Module({ imports: [ConfigModule.forRoot(loadConfig(env)), LlmModule] })
+    class RootModule {}
+    const app = await NestFactory.createApplicationContext(RootModule, { logger: false });
+    try {
+      return { extractor: app.get<Extractor>(EXTRACTOR), embedder: app.get<Embedder>(EMBEDDER) };
+    } finally {
+      await app.close();
+    }
+  }
+
+  it('provides the built-in extractor and embedder by default', async () => {
+    const { extractor, embedder } = await resolve({});
+    expect(extractor).toBeInstanceOf(BuiltinExtractor);
+    expect(embedder).toBeInstanceOf(HashingEmbedder);
+    expect([extractor.name, embedder.name, embedder.dimensions]).toEqual(['builtin', 'builtin', 384]);
+  });
+
+  it('provides Ollama or Anthropic backends with the configured models', async () => {
+    const ollama = await resolve({ KURATE_EXTRACTOR: 'ollama', KURATE_EMBEDDER: 'ollama', KURATE_OLLAMA_EMBED_DIMENSIONS: '768' });
+    expect(ollama.extractor).toBeInstanceOf(OllamaExtractor);
+    expect(ollama.extractor.model).toBe('qwen2.5:7b-instruct');
+    expect(ollama.embedder).toBeInstanceOf(OllamaEmbedder);
+    expect([ollama.embedder.model, ollama.embedder.dimensions]).toEqual(['nomic-embed-text', 768]);
+    const anthropic = await resolve({ KURATE_EXTRACTOR: 'anthropic', ANTHROPIC_API_KEY: 'sk-ant-x', KURATE_ANTHROPIC_MODEL: 'claude-opus-5' });
+    expect(anthropic.extractor).toBeInstanceOf(AnthropicExtractor);
+    expect([anthropic.extractor.name, anthropic.extractor.model]).toEqual(['anthropic', 'claude-opus-5']);
+  });
+});
