@@ -1,10 +1,12 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { KgAdminModule } from './admin/kg-admin.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { KurateConfig } from './config/kurate-config.js';
 import { DatabaseModule } from './db/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { KgModule } from './kg/kg.module.js';
 import { PagesModule } from './pages/pages.module.js';
 import { PolicyModule } from './policy/policy.module.js';
 import { SearchModule } from './search/search.module.js';
@@ -14,7 +16,7 @@ export class AppModule {
   static forRoot(config: KurateConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, SearchModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, SearchModule, KgAdminModule],
     };
   }
 }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createApp } from './app.setup.js';
 import { ConfigError, loadConfig, type KurateConfig } from './config/kurate-config.js';
 import { DatabaseSetupError } from './db/migration-runner.js';
+import { JobWorker } from './jobs/job-worker.service.js';
 
 async function main(): Promise<void> {
   let config: KurateConfig;
@@ -16,10 +17,22 @@ async function main(): Promise<void> {
   }
   try {
     const app = await createApp(config);
-    await app.listen(config.http.port, config.http.host);
+    const role = config.extraction.role;
     const where = config.database.kind === 'embedded' ? `embedded database in ${config.database.dataDir}` : 'PostgreSQL from DATABASE_URL';
-    const host = config.http.host === '0.0.0.0' || config.http.host === '127.0.0.1' ? 'localhost' : config.http.host;
-    console.log(`\nKurate is running (${where}).\nOpen http://${host}:${config.http.port}/ in your browser.\n`);
+    // KURATE_ROLE: web serves HTTP and enqueues jobs; worker works the jobs and serves no HTTP; all does both.
+    if (role === 'worker') {
+      await app.init();
+    } else {
+      await app.listen(config.http.port, config.http.host);
+    }
+    if (role !== 'web') await app.get(JobWorker).start();
+    if (role === 'worker') {
+      console.log(`\nKurate worker is running (${where}): it works extraction jobs and serves no HTTP.\n`);
+    } else {
+      const host = config.http.host === '0.0.0.0' || config.http.host === '127.0.0.1' ? 'localhost' : config.http.host;
+      const jobs = role === 'web' ? ' Jobs are worked by KURATE_ROLE=worker processes.' : '';
+      console.log(`\nKurate is running (${where}).${jobs}\nOpen http://${host}:${config.http.port}/ in your browser.\n`);
+    }
   } catch (error) {
     if (error instanceof DatabaseSetupError || error instanceof ConfigError) {
       console.error(`\nKurate cannot start: ${error.message}\n`);

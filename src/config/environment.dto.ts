@@ -1,7 +1,8 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsEmail, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsBoolean, IsEmail, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
+const toNumber = ({ value }: { value: unknown }) => (value === undefined || value === '' ? undefined : Number(value));
 const toBool = ({ value }: { value: unknown }) => {
   if (value === undefined || value === '') return undefined;
   if (value === 'true' || value === '1') return true;
@@ -10,6 +11,9 @@ const toBool = ({ value }: { value: unknown }) => {
 };
 
 export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+export const EXTRACTOR_KINDS = ['builtin', 'ollama', 'anthropic'] as const;
+export const EMBEDDER_KINDS = ['builtin', 'ollama'] as const;
+export const PROCESS_ROLES = ['web', 'worker', 'all'] as const;
 
 /** Every environment variable Kurate reads, with the rule it must satisfy. Documented in README "Configuration". */
 export class EnvironmentDto {
@@ -110,4 +114,117 @@ export class EnvironmentDto {
   @Max(100000)
   @IsInt({ message: '$property must be a whole number of pages' })
   KURATE_POLICY_RECONCILE_BATCH?: number;
+
+  // ── Extraction and embedding backends (src/config/llm-config.ts, docs/extractors.md) ──
+  @IsOptional()
+  @IsIn(EXTRACTOR_KINDS, { message: `$property must be one of ${EXTRACTOR_KINDS.join(', ')}` })
+  KURATE_EXTRACTOR?: (typeof EXTRACTOR_KINDS)[number];
+
+  @IsOptional()
+  @IsIn(EMBEDDER_KINDS, { message: `$property must be one of ${EMBEDDER_KINDS.join(', ')}` })
+  KURATE_EMBEDDER?: (typeof EMBEDDER_KINDS)[number];
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(100)
+  @Max(3_600_000)
+  @IsInt({ message: '$property must be a whole number of milliseconds' })
+  KURATE_LLM_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  OLLAMA_HOST?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_OLLAMA_MODEL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_OLLAMA_EMBED_MODEL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(65536)
+  @IsInt({ message: '$property must be a whole number of dimensions' })
+  KURATE_OLLAMA_EMBED_DIMENSIONS?: number;
+
+  @IsOptional()
+  @IsString()
+  ANTHROPIC_API_KEY?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_ANTHROPIC_MODEL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  ANTHROPIC_BASE_URL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(256)
+  @Max(64000)
+  @IsInt({ message: '$property must be a whole number of tokens' })
+  KURATE_ANTHROPIC_MAX_TOKENS?: number;
+
+  // ── Extraction jobs and process roles (src/config/extraction-config.ts, docs/extraction.md) ──
+  @IsOptional()
+  @IsIn(PROCESS_ROLES, { message: `$property must be one of ${PROCESS_ROLES.join(', ')}` })
+  KURATE_ROLE?: (typeof PROCESS_ROLES)[number];
+
+  @IsOptional()
+  @Transform(toNumber)
+  @Min(0)
+  @Max(1)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: '$property must be a number between 0 and 1' })
+  KURATE_KG_CONFIDENCE_THRESHOLD?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(64)
+  @IsInt({ message: '$property must be a whole number of calls' })
+  KURATE_EXTRACT_CONCURRENCY?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(100000)
+  @IsInt({ message: '$property must be a whole number of calls per minute (0: no limit)' })
+  KURATE_EXTRACT_RATE_PER_MINUTE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(50)
+  @IsInt({ message: '$property must be a whole number of retries' })
+  KURATE_EXTRACT_RETRY_LIMIT?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(86400)
+  @IsInt({ message: '$property must be a whole number of seconds' })
+  KURATE_EXTRACT_RETRY_DELAY_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(86399)
+  @IsInt({ message: '$property must be a whole number of seconds' })
+  KURATE_EXTRACT_JOB_TIMEOUT_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toNumber)
+  @Min(0.5)
+  @Max(60)
+  @IsNumber({ allowNaN: false, allowInfinity: false }, { message: '$property must be a number of seconds' })
+  KURATE_JOB_POLL_SECONDS?: number;
 }

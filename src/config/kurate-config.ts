@@ -3,6 +3,8 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { EnvironmentDto, LOG_LEVELS } from './environment.dto.js';
 import { DEFAULT_POLICY_CONFIG, policyConfigFrom, type PolicyConfig } from './policy-config.js';
+import { DEFAULT_LLM_CONFIG, llmConfigFrom, type LlmConfig } from './llm-config.js';
+import { DEFAULT_EXTRACTION_CONFIG, extractionConfigFrom, type ExtractionConfig } from './extraction-config.js';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -31,13 +33,15 @@ export class KurateConfig {
     readonly logLevel: LogLevel,
     readonly auth: AuthConfig,
     readonly policy: PolicyConfig = DEFAULT_POLICY_CONFIG,
+    readonly llm: LlmConfig = DEFAULT_LLM_CONFIG,
+    readonly extraction: ExtractionConfig = DEFAULT_EXTRACTION_CONFIG,
   ) {}
 }
 
 export class ConfigError extends Error {}
 
 /** Never echoed back in an error message (which ends up in logs). */
-const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET']);
+const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY']);
 
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): KurateConfig {
@@ -56,6 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const database: DatabaseConfig = raw.DATABASE_URL
     ? { kind: 'postgres', url: raw.DATABASE_URL, ssl: raw.KURATE_DB_SSL ?? false, poolSize: raw.KURATE_DB_POOL_SIZE ?? 10 }
     : { kind: 'embedded', dataDir: embeddedDataDir(raw.KURATE_DATA_DIR ?? './data', cwd) };
+  const llm = llmConfigFrom(raw);
   return new KurateConfig(
     database,
     { host: raw.KURATE_HOST ?? '127.0.0.1', port: raw.PORT ?? 3000, maxBodyBytes: raw.KURATE_MAX_BODY_BYTES ?? 2 * 1024 * 1024 },
@@ -68,6 +73,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       loginMaxAttempts: raw.KURATE_LOGIN_MAX_ATTEMPTS ?? 5,
     },
     policyConfigFrom(raw),
+    llm,
+    extractionConfigFrom(raw, llm.extractor, database.kind),
   );
 }
 

@@ -1,0 +1,51 @@
+import { slugify } from '../pages/markdown/slug.js';
+
+export interface Highlight {
+  before: string;
+  match: string;
+  after: string;
+  /** False when the quote could not be found in the chunk (it is then shown on its own). */
+  found: boolean;
+}
+
+/**
+ * Finds a verbatim quote in its chunk, tolerant of case and whitespace (the extractor verified it the same way),
+ * and cuts the chunk to `context` characters either side of it.
+ */
+export function highlightQuote(text: string, quote: string, context = 280): Highlight {
+  const words = quote.trim().split(/\s+/u).filter(Boolean);
+  if (words.length === 0) return { before: clip(text, context * 2, 'end'), match: '', after: '', found: false };
+  let start = text.indexOf(quote);
+  let length = quote.length;
+  if (start < 0) {
+    const pattern = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'), 'iu');
+    const match = pattern.exec(text);
+    if (match) {
+      start = match.index;
+      length = match[0].length;
+    }
+  }
+  if (start < 0) return { before: clip(text, context * 2, 'end'), match: '', after: '', found: false };
+  return {
+    before: clip(text.slice(0, start), context, 'start'),
+    match: text.slice(start, start + length),
+    after: clip(text.slice(start + length), context, 'end'),
+    found: true,
+  };
+}
+
+/** Shortens text to about `max` characters at a word boundary, cutting its start or its end. */
+function clip(text: string, max: number, cut: 'start' | 'end'): string {
+  if (text.length <= max) return text;
+  return cut === 'start' ? `…${text.slice(text.length - max).replace(/^\S*\s/u, '')}` : `${text.slice(0, max).replace(/\s\S*$/u, '')}…`;
+}
+
+/** The link to a passage: the page, at the heading the passage sits under (the renderer's own heading anchors). */
+export function passageHref(slug: string, headingPath: string[]): string {
+  const heading = headingPath.at(-1);
+  return `/page/${encodeURIComponent(slug)}${heading ? `#${slugify(heading) || 'section'}` : ''}`;
+}
+
+export function headingText(headingPath: string[]): string {
+  return headingPath.join(' › ');
+}

@@ -1,0 +1,50 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module.js';
+import { KgTablesModule } from '../kg/kg-tables/kg-tables.module.js';
+import { PagesModule } from '../pages/pages.module.js';
+import { CurationWritesRepository } from './curation-writes.repository.js';
+import { CurationService } from './curation.service.js';
+import { EntitiesApiController } from './entities.api.controller.js';
+import { EntitiesRepository } from './entities.repository.js';
+import { EntityPagesService } from './entity-pages.service.js';
+import { GraphApiController } from './graph.api.controller.js';
+import { GraphTransferRepository } from './graph-transfer.repository.js';
+import { GraphTransferService } from './graph-transfer.service.js';
+import { KgEntitiesWebController } from './kg-entities.web.controller.js';
+import { KgReviewWebController } from './kg-review.web.controller.js';
+import { ProposalsApiController } from './proposals.api.controller.js';
+import { ProposalsRepository } from './proposals.repository.js';
+import { ReviewJobsService } from './review-jobs.service.js';
+import { ReviewJournalRepository } from './review-journal.repository.js';
+import { ReviewQueueService } from './review-queue.service.js';
+import { ReviewSchemaService } from './review-schema.service.js';
+import { ReviewWritesRepository } from './review-writes.repository.js';
+import { ReviewService } from './review.service.js';
+import { KgNodeSignatureEntity } from './tables/kg-node-signature.entity.js';
+import { KgReviewActionEntity } from './tables/kg-review-action.entity.js';
+import { KgReviewJournalEntity } from './tables/kg-review-journal.entity.js';
+import './tables/review-indexes.js';
+import { UndoService } from './undo.service.js';
+
+/**
+ * /admin/knowledge-graph: the review queue, curation (entities, edges, merge), undo from the journal, export and
+ * import, content gaps. HTML at /admin/knowledge-graph and /admin/knowledge-graph/ui/*, JSON everywhere else under
+ * the prefix (docs/review.md). Optional providers from the extraction side: NODE_EMBEDDING_HOOK and
+ * EXTRACTION_JOBS_HOOK (review-hooks.ts).
+ */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([KgReviewActionEntity, KgReviewJournalEntity, KgNodeSignatureEntity]),
+    KgTablesModule,
+    PagesModule,
+    AuditModule,
+  ],
+  controllers: [ProposalsApiController, EntitiesApiController, GraphApiController, KgReviewWebController, KgEntitiesWebController],
+  providers: [
+    ProposalsRepository, ReviewWritesRepository, CurationWritesRepository, EntitiesRepository, GraphTransferRepository, ReviewJournalRepository,
+    ReviewQueueService, ReviewService, CurationService, UndoService, EntityPagesService, GraphTransferService, ReviewSchemaService, ReviewJobsService,
+  ],
+  exports: [ReviewService, CurationService, UndoService],
+})
+export class KgAdminModule {}

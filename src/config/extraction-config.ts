@@ -1,0 +1,74 @@
+// A cycle with kurate-config.ts, harmless: ConfigError is only used when loadConfig runs.
+import { ConfigError } from './kurate-config.js';
+import type { EnvironmentDto, PROCESS_ROLES } from './environment.dto.js';
+import type { ExtractorKind } from './llm-config.js';
+
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
+/** How fast one worker process may call an extraction backend. */
+export interface BackendLimits {
+  /** Extraction calls in flight at once (and pages worked on at once) per worker process. */
+  concurrency: number;
+  /** Extraction calls started per minute per worker process; 0: no limit. */
+  ratePerMinute: number;
+}
+
+/** Extraction jobs, proposals and process roles (src/kg/, src/jobs/, docs/extraction.md). */
+export interface ExtractionConfig {
+  /** KURATE_ROLE: `web` serves HTTP and enqueues, `worker` works jobs and serves no HTTP, `all` does both. */
+  role: ProcessRole;
+  /** KURATE_KG_CONFIDENCE_THRESHOLD: below it nothing is proposed (the mention is still kept). */
+  confidenceThreshold: number;
+  /** KURATE_EXTRACT_CONCURRENCY / KURATE_EXTRACT_RATE_PER_MINUTE, or the configured backend's defaults. */
+  limits: BackendLimits;
+  /** KURATE_EXTRACT_RETRY_LIMIT: retries of a job after a retryable failure (timeout, 429, 5xx) before it fails for good. */
+  retryLimit: number;
+  /** KURATE_EXTRACT_RETRY_DELAY_SECONDS: the first retry's delay; each further retry doubles it (with jitter). */
+  retryDelaySeconds: number;
+  /** KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: a job running longer is abandoned; one whose worker died is retried after it. */
+  jobTimeoutSeconds: number;
+  /** KURATE_JOB_POLL_SECONDS: how often an idle worker looks for new jobs. */
+  pollSeconds: number;
+}
+
+/**
+ * What each backend can take by default: a local Ollama serves one request at a time; Anthropic has rate limits; the
+ * built-in extractor runs in this process, where four pages in flight keep it busy while others wait on the database.
+ */
+export const DEFAULT_BACKEND_LIMITS: Record<ExtractorKind, BackendLimits> = {
+  builtin: { concurrency: 4, ratePerMinute: 0 },
+  ollama: { concurrency: 1, ratePerMinute: 0 },
+  anthropic: { concurrency: 4, ratePerMinute: 50 },
+};
+
+export const DEFAULT_EXTRACTION_CONFIG: ExtractionConfig = {
+  role: 'all',
+  confidenceThreshold: 0.6,
+  limits: DEFAULT_BACKEND_LIMITS.builtin,
+  retryLimit: 5,
+  retryDelaySeconds: 30,
+  jobTimeoutSeconds: 1800,
+  pollSeconds: 2,
+};
+
+export function extractionConfigFrom(raw: EnvironmentDto, extractor: ExtractorKind, database: 'postgres' | 'embedded'): ExtractionConfig {
+  const role = raw.KURATE_ROLE ?? DEFAULT_EXTRACTION_CONFIG.role;
+  if (role !== 'all' && database === 'embedded') {
+    throw new ConfigError(
+      `Invalid configuration: KURATE_ROLE=${role} needs DATABASE_URL (PostgreSQL shared by the web and worker processes); the embedded database belongs to one process, which must be KURATE_ROLE=all.`,
+    );
+  }
+  const defaults = DEFAULT_BACKEND_LIMITS[extractor];
+  return {
+    role,
+    confidenceThreshold: raw.KURATE_KG_CONFIDENCE_THRESHOLD ?? DEFAULT_EXTRACTION_CONFIG.confidenceThreshold,
+    limits: {
+      concurrency: raw.KURATE_EXTRACT_CONCURRENCY ?? defaults.concurrency,
+      ratePerMinute: raw.KURATE_EXTRACT_RATE_PER_MINUTE ?? defaults.ratePerMinute,
+    },
+    retryLimit: raw.KURATE_EXTRACT_RETRY_LIMIT ?? DEFAULT_EXTRACTION_CONFIG.retryLimit,
+    retryDelaySeconds: raw.KURATE_EXTRACT_RETRY_DELAY_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.retryDelaySeconds,
+    jobTimeoutSeconds: raw.KURATE_EXTRACT_JOB_TIMEOUT_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.jobTimeoutSeconds,
+    pollSeconds: raw.KURATE_JOB_POLL_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.pollSeconds,
+  };
+}

@@ -1,0 +1,217 @@
+import { setMaxListeners } from 'node:events';
+import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
+import { KurateConfig } from '../config/kurate-config.js';
+import { failureOf, type JobFailure } from './job-failure.js';
+import { JobQueue, type FetchedJob } from './job-queue.service.js';
+import { JobsRepository } from './jobs.repository.js';
+
+export interface RunningJob<T> extends FetchedJob<T> {
+  /** Aborted when the job times out, when the process shuts down, or when its handler's owner cancels it. */
+  signal: AbortSignal;
+}
+
+export interface JobHandler<T> {
+  /** Does the work; its return value is stored as the job's output. Throw to fail (see JobError). */
+  run(job: RunningJob<T>): Promise<object | void>;
+  /** Called once a job has failed for good (not retryable, or retries used up), after pg-boss recorded it. */
+  onPermanentFailure?(job: FetchedJob<T>, failure: JobFailure): Promise<void>;
+}
+
+interface Registration {
+  queue: string;
+  handler: JobHandler<unknown>;
+  concurrency: number;
+  running: Map<string, { controller: AbortController; done: Promise<void>; data: unknown }>;
+  wake: () => void;
+}
+
+const MAINTENANCE_EVERY_MS = 60_000;
+
+/**
+ * Works the job queues in this process (KURATE_ROLE worker or all; main.ts calls start()). One polling loop per queue
+ * fetches as many jobs as it has free slots and runs them concurrently; a finished job frees its slot at once.
+ * A failed job is handed back to pg-boss, which retries it with exponential backoff (at least as late as a backend's
+ * Retry-After asks) until its retries are used up; then it is failed for good and the handler is told.
+ */
+@Injectable()
+export class JobWorker implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
+  private readonly registrations = new Map<string, Registration>();
+  private readonly startCallbacks: (() => Promise<void>)[] = [];
+  private loops: Promise<void>[] = [];
+  private maintenance: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private startedAt: Date | null = null;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly jobs: JobsRepository,
+    private readonly config: KurateConfig,
+  ) {}
+
+  /** A feature module registers the handler of each of its queues at start-up (before start()). */
+  register<T>(queue: string, handler: JobHandler<T>, options: { concurrency: number }): void {
+    this.registrations.set(queue, {
+      queue,
+      handler: handler as JobHandler<unknown>,
+      concurrency: Math.max(1, options.concurrency),
+      running: new Map(),
+      wake: () => {},
+    });
+  }
+
+  get isRunning(): boolean {
+    return this.startedAt !== null && !this.stopping;
+  }
+
+  async start(): Promise<void> {
+    if (this.startedAt) return;
+    this.startedAt = new Date();
+    this.stopping = false;
+    await this.queue.start();
+    // The embedded database belongs to this one process, so any job still active was cut short by a crash.
+    if (this.config.database.kind === 'embedded') await this.recoverAbandonedJobs();
+    await this.runMaintenance();
+    this.maintenance = setInterval(() => void this.runMaintenance(), Math.min(MAINTENANCE_EVERY_MS, this.config.extraction.jobTimeoutSeconds * 500));
+    this.maintenance.unref();
+    this.loops = [...this.registrations.values()].map((registration) => this.poll(registration));
+    this.logger.log(`Working queues ${[...this.registrations.keys()].join(', ')}`);
+    for (const callback of this.startCallbacks) {
+      await callback().catch((error: unknown) => this.logger.error(`A start-up task of the worker failed: ${(error as Error).message}`));
+    }
+  }
+
+  /** Looks for jobs now rather than at the next poll (after this process enqueued some). */
+  wake(queue?: string): void {
+    for (const registration of this.registrations.values()) if (!queue || registration.queue === queue) registration.wake();
+  }
+
+  /** How many jobs of the queue this process is running now. */
+  runningCount(queue: string): number {
+    return this.registrations.get(queue)?.running.size ?? 0;
+  }
+
+  /** Runs when this process starts working jobs (e.g. to enqueue background work that start-up reveals). */
+  onStart(callback: () => Promise<void>): void {
+    this.startCallbacks.push(callback);
+  }
+
+  /** Aborts this process's running jobs of a queue that match (e.g. pages that were just excluded), with `reason`. */
+  abortWhere(queue: string, match: (data: unknown) => boolean, reason: Error): number {
+    const registration = this.registrations.get(queue);
+    let aborted = 0;
+    for (const [, run] of registration?.running ?? []) {
+      if (match(run.data)) {
+        run.controller.abort(reason);
+        aborted++;
+      }
+    }
+    return aborted;
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Stops fetching, aborts running jobs (they are handed back for retry) and waits for them to finish. */
+  async stop(): Promise<void> {
+    if (!this.startedAt || this.stopping) return;
+    this.stopping = true;
+    if (this.maintenance) clearInterval(this.maintenance);
+    for (const registration of this.registrations.values()) {
+      for (const run of registration.running.values()) run.controller.abort(new Error('the worker is shutting down'));
+      registration.wake();
+    }
+    await Promise.all(this.loops);
+    await Promise.all([...this.registrations.values()].flatMap((r) => [...r.running.values()].map((run) => run.done)));
+    this.startedAt = null;
+  }
+
+  private async poll(registration: Registration): Promise<void> {
+    const pollMs = this.config.extraction.pollSeconds * 1000;
+    while (!this.stopping) {
+      const free = registration.concurrency - registration.running.size;
+      let fetched = 0;
+      if (free > 0) {
+        try {
+          const jobs = await this.queue.fetch(registration.queue, free);
+          fetched = jobs.length;
+          for (const job of jobs) this.launch(registration, job);
+        } catch (error) {
+          if (!this.stopping) this.logger.error(`Fetching from ${registration.queue} failed: ${(error as Error).message}`);
+        }
+      }
+      // More may be waiting when every free slot was filled; otherwise sleep until woken, a slot frees, or the poll.
+      if (this.stopping || (fetched > 0 && fetched === free && registration.running.size < registration.concurrency)) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pollMs);
+        registration.wake = () => {
+          clearTimeout(timer);
+          registration.wake = () => {};
+          resolve();
+        };
+      });
+    }
+  }
+
+  private launch(registration: Registration, job: FetchedJob): void {
+    const controller = new AbortController();
+    // A job passes its signal to every call it makes (a page's chunks are extracted concurrently).
+    setMaxListeners(0, controller.signal);
+    const timeout = setTimeout(
+      () => controller.abort(new Error(`the job ran longer than ${job.expireInSeconds} s`)),
+      Math.max(1000, job.expireInSeconds * 1000 - 1000),
+    );
+    const entry = { controller, done: Promise.resolve(), data: job.data as unknown };
+    entry.done = this.execute(registration, job, controller.signal).finally(() => {
+      clearTimeout(timeout);
+      registration.running.delete(job.id);
+      registration.wake();
+    });
+    registration.running.set(job.id, entry);
+  }
+
+  private async execute(registration: Registration, job: FetchedJob, signal: AbortSignal): Promise<void> {
+    const started = Date.now();
+    try {
+      const output = await registration.handler.run({ ...job, signal });
+      await this.queue.complete(job.name, job.id, output ?? undefined);
+      this.logger.debug(`${job.name} ${job.id} done in ${Date.now() - started} ms`);
+      return;
+    } catch (error) {
+      await this.recordFailure(registration, job, signal.aborted && this.stopping ? { message: 'the worker shut down mid-job', retryable: true } : failureOf(error));
+    }
+  }
+
+  private async recordFailure(registration: Registration, job: FetchedJob, failure: JobFailure): Promise<void> {
+    const final = !failure.retryable || job.retryCount >= job.retryLimit;
+    try {
+      if (final && job.retryCount < job.retryLimit) await this.jobs.exhaustRetries(job.name, job.id);
+      await this.queue.fail(job.name, job.id, { message: failure.message, retryable: failure.retryable, attempts: job.retryCount + 1 });
+      if (!final && failure.retryAfterMs) await this.jobs.delayRetry(job.name, job.id, failure.retryAfterMs);
+      if (final) {
+        this.logger.warn(`${job.name} ${job.id} failed for good after ${job.retryCount + 1} attempt(s): ${failure.message}`);
+        await registration.handler.onPermanentFailure?.(job, failure);
+      } else {
+        this.logger.log(`${job.name} ${job.id} failed (attempt ${job.retryCount + 1} of ${job.retryLimit + 1}), will retry: ${failure.message}`);
+      }
+    } catch (error) {
+      // The database went away (shutdown): the job stays active and is retried once it expires.
+      this.logger.error(`Recording the failure of ${job.name} ${job.id} failed: ${(error as Error).message}`);
+    }
+  }
+
+  private async recoverAbandonedJobs(): Promise<void> {
+    const abandoned = await this.jobs.activeJobIds([...this.registrations.keys()]);
+    for (const { queue, id } of abandoned) await this.queue.fail(queue, id, { message: 'the process stopped mid-job (recovered at start-up)', retryable: true });
+    if (abandoned.length > 0) this.logger.warn(`Handed back ${abandoned.length} job(s) left running when this process last stopped`);
+  }
+
+  private async runMaintenance(): Promise<void> {
+    try {
+      await this.queue.maintain();
+    } catch (error) {
+      if (!this.stopping) this.logger.error(`Job maintenance failed: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { JOB_SCHEMA } from './job-queue.service.js';
+
+export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
+
+export interface JobStateCount {
+  queue: string;
+  /** A value of the job data used to group (e.g. the backend), or null when grouped by queue only. */
+  group: string | null;
+  state: JobState;
+  count: number;
+}
+
+/**
+ * SQL over pg-boss's own tables (schema `pgboss`): counts for status pages, and the few adjustments pg-boss has no
+ * call for (honouring a backend's Retry-After, failing a job for good at once, recovering jobs a crash left active).
+ */
+@Injectable()
+export class JobsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Jobs by queue and state, optionally grouped by a field of their data (live jobs only; archived ones are old). */
+  async countByState(queues: string[], groupBy?: string, db: EntityManager = this.dataSource.manager): Promise<JobStateCount[]> {
+    const group = groupBy ? `data ->> $2` : 'NULL::text';
+    const rows: { queue: string; group: string | null; state: JobState; count: number }[] = await db.query(
+      `SELECT name AS queue, ${group} AS "group", state::text AS state, count(*)::int AS count
+         FROM ${JOB_SCHEMA}.job WHERE name = ANY($1) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      groupBy ? [queues, groupBy] : [queues],
+    );
+    return rows;
+  }
+
+  /** Jobs carrying `data.requestId = requestId` by state, archived ones included (a request's progress). */
+  async countByRequest(queue: string, requestId: string): Promise<Partial<Record<JobState, number>>> {
+    const rows: { state: JobState; count: number }[] = await this.dataSource.query(
+      `SELECT state::text AS state, count(*)::int AS count FROM (
+         SELECT state FROM ${JOB_SCHEMA}.job WHERE name = $1 AND data ->> 'requestId' = $2
+         UNION ALL
+         SELECT state FROM ${JOB_SCHEMA}.archive WHERE name = $1 AND data ->> 'requestId' = $2) j
+        GROUP BY 1`,
+      [queue, requestId],
+    );
+    return Object.fromEntries(rows.map((r) => [r.state, r.count]));
+  }
+
+  /** A job pg-boss just put back for retry waits at least this long (a 429's Retry-After). */
+  async delayRetry(queue: string, id: string, delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${JOB_SCHEMA}.job SET start_after = greatest(start_after, now() + $3 * interval '1 millisecond')
+        WHERE name = $1 AND id = $2 AND state = 'retry'`,
+      [queue, id, Math.ceil(delayMs)],
+    );
+  }
+
+  /** Uses up a job's retries, so that the failure about to be recorded is final (an error no retry can fix). */
+  async exhaustRetries(queue: string, id: string): Promise<void> {
+    await this.dataSource.query(`UPDATE ${JOB_SCHEMA}.job SET retry_limit = retry_count WHERE name = $1 AND id = $2`, [queue, id]);
+  }
+
+  /** Jobs left active by a process that is gone (only safe where no other process can be working: the embedded database). */
+  async activeJobIds(queues: string[]): Promise<{ queue: string; id: string }[]> {
+    return this.dataSource.query(`SELECT name AS queue, id::text AS id FROM ${JOB_SCHEMA}.job WHERE name = ANY($1) AND state = 'active'`, [queues]);
+  }
+
+  /** Page ids that have a job waiting or running in the queue (data.pageId). */
+  async pagesWithOpenJobs(queue: string, pageIds: string[], db: EntityManager = this.dataSource.manager): Promise<Set<string>> {
+    const rows: { page_id: string }[] = await db.query(
+      `SELECT DISTINCT data ->> 'pageId' AS page_id FROM ${JOB_SCHEMA}.job
+        WHERE name = $1 AND state IN ('created', 'retry', 'active') AND data ->> 'pageId' = ANY($2)`,
+      [queue, pageIds],
+    );
+    return new Set(rows.map((r) => r.page_id));
+  }
+}

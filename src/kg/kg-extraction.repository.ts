@@ -1,0 +1,484 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { StoredChunk } from './chunk-plan.js';
+
+/** A page as extraction reads it (straight from the pages table: read-only, like the policy module). */
+export interface PageForExtraction {
+  id: string;
+  title: string;
+  body: string;
+  cluster: string | null;
+  /** pages.content_hash (title and full source). */
+  contentHash: string;
+  deleted: boolean;
+}
+
+/** A page's stored chunks, as one JSON array in the page's row (one round trip instead of two). */
+const STORED_CHUNKS_JSON = `(SELECT json_agg(json_build_object('id', c.id::text, 'contentHash', c.content_hash, 'position', c.position,
+                                                   'embeddingModel', c.embedding_model) ORDER BY c.position, c.id)
+                             FROM kg_content_chunks c WHERE c.page_id = p.id)`;
+
+export interface PageState extends PageForExtraction {
+  /** The inclusion policy lets the page feed the knowledge graph. */
+  included: boolean;
+  chunks: (StoredChunk & { embeddingModel: string | null })[];
+  record: PageExtractionRecord | null;
+}
+
+type PageStateRow = PageForExtraction & PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; hasRecord: boolean };
+
+export interface PageExtractionRecord {
+  sourceHash: string;
+  pageContentHash: string;
+  contextHash: string;
+  chunkCount: number;
+  extractor: string;
+  model: string | null;
+  embeddingModel: string | null;
+}
+
+export interface NewChunkRow {
+  position: number;
+  headingPath: string[];
+  text: string;
+  contentHash: string;
+  tokenEstimate: number;
+  embedding: number[] | null;
+  embeddingModel: string | null;
+}
+
+export interface ChunkEmbeddingRow {
+  id: string;
+  embedding: number[];
+  embeddingModel: string;
+}
+
+export interface MentionRow {
+  chunkId: string;
+  signature: string;
+  nodeId: string | null;
+  surface: string;
+  confidence: number;
+}
+
+export interface SupportRow {
+  chunkId: string;
+  pageId: string;
+  quote: string;
+  confidence: number;
+}
+
+export interface NodeProposalRow {
+  signature: string;
+  name: string;
+  nodeType: string;
+  confidence: number;
+  quote: string;
+  extractor: string;
+  model: string;
+  support: SupportRow[];
+}
+
+export interface EdgeProposalRow {
+  signature: string;
+  sourceSignature: string;
+  sourceName: string;
+  predicate: string;
+  targetSignature: string;
+  targetName: string;
+  confidence: number;
+  quote: string;
+  extractor: string;
+  model: string;
+  support: SupportRow[];
+}
+
+export interface NodeCandidate {
+  id: string;
+  signature: string;
+  name: string;
+  aliases: string[];
+}
+
+const vectorLiteral = (vector: number[] | null) => (vector ? `[${vector.join(',')}]` : null);
+
+/** An upserted pending proposal keeps the best confidence seen, and that one's quote. */
+const BEST_CONFIDENCE = `confidence = greatest(kg_proposals.confidence, EXCLUDED.confidence),
+         evidence_quote = CASE WHEN EXCLUDED.confidence > kg_proposals.confidence THEN EXCLUDED.evidence_quote ELSE kg_proposals.evidence_quote END,
+         updated_at = now()`;
+
+/** The support rows of the proposals a statement just wrote (`written`), from the `support` array of each input row. */
+const SUPPORT_FROM_WRITTEN = `supported AS (
+         INSERT INTO kg_proposal_support (proposal_id, chunk_id, page_id, quote, confidence)
+         SELECT w.id, s.chunk_id, s.page_id, s.quote, s.confidence
+           FROM written w JOIN input x ON x.signature = w.signature
+          CROSS JOIN LATERAL jsonb_to_recordset(x.support) AS s(chunk_id bigint, page_id uuid, quote text, confidence real)
+         ON CONFLICT (proposal_id, chunk_id) DO NOTHING)`;
+
+const supportJson = (support: SupportRow[]) => support.map((s) => ({ chunk_id: s.chunkId, page_id: s.pageId, quote: s.quote, confidence: s.confidence }));
+
+/**
+ * All SQL of extraction: reading a page and its stored chunks, and the writes of one extraction run, each a single
+ * set-based statement so a page costs a dozen statements whatever its size. Writes take the transaction's manager.
+ */
+@Injectable()
+export class KgExtractionRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * The write transaction of an extraction job. Its commit need not wait for the disk (lockPage turns
+   * synchronous_commit off for it): the job's completion, which pg-boss commits right after, synchronously, flushes
+   * the write-ahead log up to and including it. A crash in between loses at most this transaction, and the job, not
+   * completed, runs again.
+   */
+  extractionTransaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work);
+  }
+
+  /**
+   * The page with what an extraction run needs to plan: whether the policy includes it (through kg_visible_pages,
+   * the view every read path of the knowledge graph uses), its stored chunks, and its extraction record.
+   */
+  async findPage(pageId: string): Promise<PageState | null> {
+    const rows: PageStateRow[] = await this.dataSource.query(
+      `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
+              EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks,
+              r.page_id IS NOT NULL AS "hasRecord", r.source_hash AS "sourceHash", r.page_content_hash AS "pageContentHash",
+              r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel"
+         FROM pages p LEFT JOIN kg_page_extractions r ON r.page_id = p.id
+        WHERE p.id = $1`,
+      [pageId],
+    );
+    if (rows.length === 0) return null;
+    const { id, title, body, cluster, contentHash, deleted, included, chunks, hasRecord, ...record } = rows[0];
+    return { id, title, body, cluster, contentHash, deleted, included, chunks: chunks ?? [], record: hasRecord ? record : null };
+  }
+
+  /**
+   * The same inside the write transaction, after taking the page's lock: the page row is locked against saves until
+   * the transaction ends (its source must not change under the write), and two runs for one page (a retry and a new
+   * save) take turns on the advisory lock, the second seeing the first's rows. The commit need not wait for the disk
+   * (see extractionTransaction).
+   */
+  async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record'> | null> {
+    const rows: Omit<PageStateRow, 'hasRecord' | keyof PageExtractionRecord>[] = await tx.query(
+      `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
+              EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks
+         FROM (SELECT pg_advisory_xact_lock(hashtextextended('kurate.kg.page:' || $1, 0)),
+                      set_config('synchronous_commit', 'off', true)) lock, pages p
+        WHERE p.id = $1::uuid FOR SHARE OF p`,
+      [pageId],
+    );
+    if (rows.length === 0) return null;
+    return { ...rows[0], chunks: rows[0].chunks ?? [] };
+  }
+
+  /** Titles of the pages this page links to, by link key (a broken link keeps the target as written). */
+  async linkTitles(pageId: string): Promise<Map<string, string>> {
+    const rows: { key: string; title: string }[] = await this.dataSource.query(
+      `SELECT l.target_key AS key, coalesce(p.title, l.target) AS title
+         FROM page_links l LEFT JOIN pages p ON p.id = l.resolved_page_id AND p.deleted_at IS NULL
+        WHERE l.from_page_id = $1`,
+      [pageId],
+    );
+    return new Map(rows.map((r) => [r.key, r.title]));
+  }
+
+  /**
+   * Approved entities nearest to the page, for the prompt's dictionary: those its chunks and the pages it links to
+   * mention, most mentioned first. Read through kg_visible_nodes, so nothing known only from excluded pages leaks.
+   */
+  async nearbyNodes(pageId: string, limit: number): Promise<{ name: string; type: string }[]> {
+    const near: { node_id: string; mentions: number }[] = await this.dataSource.query(
+      `SELECT m.node_id::text AS node_id, count(*)::int AS mentions
+         FROM kg_content_chunks c JOIN kg_mentions m ON m.chunk_id = c.id AND m.node_id IS NOT NULL
+        WHERE c.page_id = ANY (ARRAY(SELECT $1::uuid UNION SELECT l.resolved_page_id FROM page_links l
+                                      WHERE l.from_page_id = $1 AND l.resolved_page_id IS NOT NULL))
+        GROUP BY m.node_id
+        ORDER BY mentions DESC, m.node_id
+        LIMIT $2`,
+      [pageId, limit * 2],
+    );
+    if (near.length === 0) return [];
+    const visible: { id: string; name: string; type: string }[] = await this.dataSource.query(
+      `SELECT n.id::text AS id, n.name, n.node_type AS type FROM kg_visible_nodes n WHERE n.id = ANY($1::bigint[])`,
+      [near.map((n) => n.node_id)],
+    );
+    const byId = new Map(visible.map((v) => [v.id, v]));
+    return near.flatMap((n) => (byId.has(n.node_id) ? [{ name: byId.get(n.node_id)!.name, type: byId.get(n.node_id)!.type }] : [])).slice(0, limit);
+  }
+
+  /** Proposals supported by these chunks, and the nodes they mention: what removing them can change. */
+  async dependentsOfChunks(chunkIds: string[], tx: EntityManager): Promise<{ proposalIds: string[]; nodeIds: string[] }> {
+    if (chunkIds.length === 0) return { proposalIds: [], nodeIds: [] };
+    const rows: { proposal_ids: string[] | null; node_ids: string[] | null }[] = await tx.query(
+      `SELECT (SELECT array_agg(DISTINCT proposal_id::text) FROM kg_proposal_support WHERE chunk_id = ANY($1::bigint[])) AS proposal_ids,
+              (SELECT array_agg(DISTINCT node_id::text) FROM kg_mentions WHERE chunk_id = ANY($1::bigint[]) AND node_id IS NOT NULL) AS node_ids`,
+      [chunkIds],
+    );
+    return { proposalIds: rows[0].proposal_ids ?? [], nodeIds: rows[0].node_ids ?? [] };
+  }
+
+  /** Deletes chunks; their mentions and proposal support go with them (ON DELETE CASCADE). */
+  async deleteChunks(chunkIds: string[], tx: EntityManager): Promise<void> {
+    if (chunkIds.length === 0) return;
+    await tx.query('DELETE FROM kg_content_chunks WHERE id = ANY($1::bigint[])', [chunkIds]);
+  }
+
+  async moveChunks(moves: { id: string; position: number }[], tx: EntityManager): Promise<void> {
+    if (moves.length === 0) return;
+    await tx.query(
+      `UPDATE kg_content_chunks c SET position = m.position, updated_at = now()
+         FROM unnest($1::bigint[], $2::int[]) AS m(id, position) WHERE c.id = m.id`,
+      [moves.map((m) => m.id), moves.map((m) => m.position)],
+    );
+  }
+
+  /** Inserts a page's new chunks; returns their ids by position. */
+  async insertChunks(pageId: string, chunks: NewChunkRow[], tx: EntityManager): Promise<Map<number, string>> {
+    if (chunks.length === 0) return new Map();
+    const rows: { id: string; position: number }[] = await tx.query(
+      `INSERT INTO kg_content_chunks (page_id, position, heading_path, text, content_hash, token_estimate, embedding, embedding_model, embedding_dims, search)
+       SELECT $1, x.position, x.heading_path, x.text, x.content_hash, x.token_estimate, x.embedding::vector, x.embedding_model,
+              CASE WHEN x.embedding IS NULL THEN NULL ELSE vector_dims(x.embedding::vector) END,
+              setweight(to_tsvector('english', array_to_string(x.heading_path, ' ')), 'A') || setweight(to_tsvector('english', x.text), 'B')
+         FROM jsonb_to_recordset($2::jsonb) AS x(position int, heading_path text[], text text, content_hash text, token_estimate int,
+                                                  embedding text, embedding_model text)
+       RETURNING id::text AS id, position`,
+      [
+        pageId,
+        JSON.stringify(
+          chunks.map((c) => ({
+            position: c.position,
+            heading_path: c.headingPath,
+            text: c.text,
+            content_hash: c.contentHash,
+            token_estimate: c.tokenEstimate,
+            embedding: vectorLiteral(c.embedding),
+            embedding_model: c.embedding ? c.embeddingModel : null,
+          })),
+        ),
+      ],
+    );
+    return new Map(rows.map((r) => [r.position, r.id]));
+  }
+
+  async updateChunkEmbeddings(rows: ChunkEmbeddingRow[], db: EntityManager): Promise<void> {
+    if (rows.length === 0) return;
+    await db.query(
+      `UPDATE kg_content_chunks c SET embedding = x.embedding::vector, embedding_model = x.embedding_model,
+              embedding_dims = vector_dims(x.embedding::vector), updated_at = now()
+         FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, embedding text, embedding_model text)
+        WHERE c.id = x.id`,
+      [JSON.stringify(rows.map((r) => ({ id: r.id, embedding: vectorLiteral(r.embedding), embedding_model: r.embeddingModel })))],
+    );
+  }
+
+  /**
+   * Approved nodes an extraction may name: those carrying one of these signatures, directly or through
+   * kg_node_signatures (renamed, merged, approved under another name), with the signature that led to them (`wanted`);
+   * and those whose name (any type) or an alias may be one of these normalised names (`wanted` null; the caller
+   * checks exactly).
+   */
+  async nodeCandidates(signatures: string[], normalisedNames: string[], tx: EntityManager): Promise<(NodeCandidate & { wanted: string | null })[]> {
+    if (signatures.length === 0 && normalisedNames.length === 0) return [];
+    return tx.query(
+      `SELECT s.wanted, n.id::text AS id, n.signature, n.name, n.aliases
+         FROM unnest($1::text[]) AS s(wanted)
+         JOIN kg_nodes n ON n.id = coalesce((SELECT x.id FROM kg_nodes x WHERE x.signature = s.wanted),
+                                            (SELECT ns.node_id FROM kg_node_signatures ns WHERE ns.signature = s.wanted))
+       UNION ALL
+       SELECT NULL, n.id::text, n.signature, n.name, n.aliases
+         FROM kg_nodes n
+        WHERE lower(n.name) = ANY($2::text[])
+           OR split_part(n.signature, '|', 1) = ANY($2::text[])
+           OR EXISTS (SELECT 1 FROM unnest(n.aliases) a WHERE lower(btrim(a)) = ANY($2::text[]))`,
+      [signatures, normalisedNames],
+    );
+  }
+
+  async insertMentions(rows: MentionRow[], tx: EntityManager): Promise<void> {
+    if (rows.length === 0) return;
+    await tx.query(
+      `INSERT INTO kg_mentions (chunk_id, signature, node_id, surface, confidence)
+       SELECT x.chunk_id, x.signature, x.node_id, x.surface, x.confidence
+         FROM jsonb_to_recordset($1::jsonb) AS x(chunk_id bigint, signature text, node_id bigint, surface text, confidence real)
+       ON CONFLICT (chunk_id, signature) DO UPDATE
+         SET confidence = greatest(kg_mentions.confidence, EXCLUDED.confidence), node_id = coalesce(kg_mentions.node_id, EXCLUDED.node_id)`,
+      [JSON.stringify(rows.map((r) => ({ chunk_id: r.chunkId, signature: r.signature, node_id: r.nodeId, surface: r.surface, confidence: r.confidence })))],
+    );
+  }
+
+  /**
+   * Upserts pending node proposals by signature (confidence: the best seen; quote: the best one's) and adds their
+   * support, in one statement. Rejected signatures and signatures of approved nodes are skipped. Returns the ids of
+   * the proposals written.
+   */
+  async upsertNodeProposals(rows: NodeProposalRow[], tx: EntityManager): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const written: { id: string }[] = await tx.query(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb)
+           AS x(signature text, name text, node_type text, confidence real, quote text, extractor text, model text, support jsonb)),
+       written AS (
+         INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, evidence_quote, extractor, model)
+         SELECT 'node', x.signature, x.name, x.node_type, x.confidence, x.quote, x.extractor, x.model FROM input x
+          WHERE NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'node' AND r.signature = x.signature)
+            AND NOT EXISTS (SELECT 1 FROM kg_nodes n WHERE n.signature = x.signature)
+            AND NOT EXISTS (SELECT 1 FROM kg_node_signatures ns WHERE ns.signature = x.signature)
+         ON CONFLICT (kind, signature) WHERE status = 'pending' DO UPDATE SET ${BEST_CONFIDENCE}
+         RETURNING id, signature),
+       ${SUPPORT_FROM_WRITTEN}
+       SELECT id::text AS id FROM written`,
+      [JSON.stringify(rows.map((r) => ({ signature: r.signature, name: r.name, node_type: r.nodeType, confidence: r.confidence, quote: r.quote, extractor: r.extractor, model: r.model, support: supportJson(r.support) })))],
+    );
+    return written.map((w) => w.id);
+  }
+
+  /** The same for edge proposals; an edge already approved (typed, same endpoints and predicate) is not proposed again. */
+  async upsertEdgeProposals(rows: EdgeProposalRow[], tx: EntityManager): Promise<string[]> {
+    if (rows.length === 0) return [];
+    const written: { id: string }[] = await tx.query(
+      `WITH input AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb)
+           AS x(signature text, source_signature text, source_name text, predicate text, target_signature text, target_name text,
+                confidence real, quote text, extractor text, model text, support jsonb)),
+       written AS (
+         INSERT INTO kg_proposals (kind, signature, source_signature, source_name, predicate, target_signature, target_name,
+                                   confidence, evidence_quote, extractor, model)
+         SELECT 'edge', x.signature, x.source_signature, x.source_name, x.predicate, x.target_signature, x.target_name,
+                x.confidence, x.quote, x.extractor, x.model FROM input x
+          WHERE NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'edge' AND r.signature = x.signature)
+            AND NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'node' AND r.signature IN (x.source_signature, x.target_signature))
+            AND NOT EXISTS (
+              SELECT 1 FROM kg_edges e
+                JOIN kg_nodes s ON s.id = e.source_node_id JOIN kg_nodes t ON t.id = e.target_node_id
+               WHERE e.kind = 'typed' AND e.predicate = x.predicate AND s.signature = x.source_signature AND t.signature = x.target_signature)
+         ON CONFLICT (kind, signature) WHERE status = 'pending' DO UPDATE SET ${BEST_CONFIDENCE}
+         RETURNING id, signature),
+       ${SUPPORT_FROM_WRITTEN}
+       SELECT id::text AS id FROM written`,
+      [
+        JSON.stringify(
+          rows.map((r) => ({
+            signature: r.signature, source_signature: r.sourceSignature, source_name: r.sourceName, predicate: r.predicate,
+            target_signature: r.targetSignature, target_name: r.targetName, confidence: r.confidence, quote: r.quote,
+            extractor: r.extractor, model: r.model, support: supportJson(r.support),
+          })),
+        ),
+      ],
+    );
+    return written.map((w) => w.id);
+  }
+
+  /**
+   * Brings proposals up to date with their support: its count; for pending ones that lost support, the best
+   * remaining confidence and quote; a pending proposal with no support left is retired.
+   */
+  async refreshProposals(proposalIds: string[], withdrawn: string[], tx: EntityManager): Promise<void> {
+    if (proposalIds.length === 0) return;
+    await tx.query(
+      `UPDATE kg_proposals p
+          SET support_count = coalesce(s.n, 0),
+              confidence = CASE WHEN p.id = ANY($2::bigint[]) AND p.status = 'pending' AND s.best IS NOT NULL THEN s.best ELSE p.confidence END,
+              evidence_quote = CASE WHEN p.id = ANY($2::bigint[]) AND p.status = 'pending' AND s.best_quote IS NOT NULL THEN s.best_quote ELSE p.evidence_quote END,
+              status = CASE WHEN p.status = 'pending' AND coalesce(s.n, 0) = 0 THEN 'retired' ELSE p.status END,
+              updated_at = now()
+         FROM (SELECT DISTINCT id FROM unnest($1::bigint[]) AS u(id) ORDER BY id) AS ids
+         LEFT JOIN LATERAL (
+           SELECT count(*)::int AS n, max(confidence) AS best,
+                  (array_agg(quote ORDER BY confidence DESC NULLS LAST, chunk_id))[1] AS best_quote
+             FROM kg_proposal_support WHERE proposal_id = ids.id) s ON true
+        WHERE p.id = ids.id`,
+      [proposalIds, withdrawn],
+    );
+  }
+
+  /**
+   * Co-mention edges of these nodes, recomputed from the mentions: one per pair of approved nodes sharing a chunk
+   * (source id < target id), weighted by the number of shared chunks; an extracted pair that no longer shares one goes.
+   */
+  async refreshCoMentions(nodeIds: string[], tx: EntityManager): Promise<void> {
+    if (nodeIds.length === 0) return;
+    await tx.query(
+      `INSERT INTO kg_edges (source_node_id, target_node_id, kind, predicate, weight, origin, created_by)
+       SELECT least(a.node_id, o.node_id), greatest(a.node_id, o.node_id), 'co_mention', 'co_mention',
+              count(DISTINCT a.chunk_id), 'extracted', 'extraction'
+         FROM kg_mentions a JOIN kg_mentions o ON o.chunk_id = a.chunk_id AND o.node_id IS NOT NULL AND o.node_id <> a.node_id
+        WHERE a.node_id = ANY($1::bigint[])
+        GROUP BY 1, 2
+        ORDER BY 1, 2
+       ON CONFLICT (source_node_id, target_node_id, kind, predicate)
+       DO UPDATE SET weight = EXCLUDED.weight, updated_at = now() WHERE kg_edges.weight IS DISTINCT FROM EXCLUDED.weight`,
+      [nodeIds],
+    );
+    await tx.query(
+      `DELETE FROM kg_edges e
+        WHERE e.kind = 'co_mention' AND e.origin = 'extracted'
+          AND (e.source_node_id = ANY($1::bigint[]) OR e.target_node_id = ANY($1::bigint[]))
+          AND NOT EXISTS (SELECT 1 FROM kg_mentions a JOIN kg_mentions o ON o.chunk_id = a.chunk_id
+                           WHERE a.node_id = e.source_node_id AND o.node_id = e.target_node_id)`,
+      [nodeIds],
+    );
+  }
+
+  /** The page's extraction record (and its open failures are resolved: the extraction succeeded). */
+  async saveExtractionRecord(pageId: string, record: PageExtractionRecord & { extractionCalls: number }, tx: EntityManager): Promise<void> {
+    await tx.query(
+      `WITH resolved AS (UPDATE kg_extraction_failures SET resolved_at = now() WHERE page_id = $1 AND resolved_at IS NULL)
+       INSERT INTO kg_page_extractions (page_id, source_hash, page_content_hash, context_hash, chunk_count, extraction_calls,
+                                        extractor, model, embedding_model, extracted_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
+       ON CONFLICT (page_id) DO UPDATE SET source_hash = EXCLUDED.source_hash, page_content_hash = EXCLUDED.page_content_hash,
+              context_hash = EXCLUDED.context_hash, chunk_count = EXCLUDED.chunk_count,
+              extraction_calls = kg_page_extractions.extraction_calls + EXCLUDED.extraction_calls,
+              extractor = EXCLUDED.extractor, model = EXCLUDED.model, embedding_model = EXCLUDED.embedding_model, extracted_at = now()`,
+      [pageId, record.sourceHash, record.pageContentHash, record.contextHash, record.chunkCount, record.extractionCalls,
+        record.extractor, record.model, record.embeddingModel],
+    );
+  }
+
+  /** A save that changed nothing extraction reads (e.g. only tags): the record is still current for the new version. */
+  async touchExtractionRecord(pageId: string, pageContentHash: string, tx: EntityManager): Promise<void> {
+    await tx.query('UPDATE kg_page_extractions SET page_content_hash = $2 WHERE page_id = $1 AND page_content_hash <> $2', [pageId, pageContentHash]);
+  }
+
+  /** What the save hook needs to decide: the page's extraction record, and whether it has any chunk. */
+  async extractionState(pageId: string, tx: EntityManager): Promise<{ record: PageExtractionRecord | null; hasChunks: boolean }> {
+    const rows: (PageExtractionRecord & { hasChunks: boolean; present: boolean })[] = await tx.query(
+      `SELECT r.page_id IS NOT NULL AS present, r.source_hash AS "sourceHash", r.page_content_hash AS "pageContentHash",
+              r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel",
+              EXISTS (SELECT 1 FROM kg_content_chunks c WHERE c.page_id = $1) AS "hasChunks"
+         FROM (SELECT 1) one LEFT JOIN kg_page_extractions r ON r.page_id = $1`,
+      [pageId],
+    );
+    const { present, hasChunks, ...record } = rows[0];
+    return { record: present ? record : null, hasChunks };
+  }
+
+  /** The source of the page's previous version (title and full text), for pages whose rows predate any record. */
+  async previousVersion(pageId: string, version: number, tx: EntityManager): Promise<{ title: string; body: string } | null> {
+    if (version <= 1) return null;
+    const rows: { title: string; body: string }[] = await tx.query(
+      'SELECT title, body FROM page_revisions WHERE page_id = $1 AND version = $2',
+      [pageId, version - 1],
+    );
+    return rows[0] ?? null;
+  }
+
+  async recordFailure(
+    failure: { pageId: string; jobId: string; sourceHash: string; backend: string; model: string | null; reason: string; attempts: number },
+  ): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO kg_extraction_failures (page_id, job_id, source_hash, backend, model, reason, attempts)
+       SELECT $1, $2, $3, $4, $5, $6, $7 WHERE EXISTS (SELECT 1 FROM pages WHERE id = $1)
+       ON CONFLICT (job_id) DO UPDATE SET reason = EXCLUDED.reason, attempts = EXCLUDED.attempts, failed_at = now(), resolved_at = NULL`,
+      [failure.pageId, failure.jobId, failure.sourceHash, failure.backend, failure.model, failure.reason, failure.attempts],
+    );
+  }
+}

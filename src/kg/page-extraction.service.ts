@@ -1,0 +1,323 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { KurateConfig } from '../config/kurate-config.js';
+import { JobError } from '../jobs/job-failure.js';
+import { EMBEDDER, ENTITY_TYPES, EXTRACTOR, type Embedder, type EntityType, type ExtractionResult, type Extractor } from '../llm/extraction.types.js';
+import { extractLinks } from '../pages/markdown/wikilinks.js';
+import { CallLimiter } from './call-limiter.js';
+import { planChunks, type ChunkPlan } from './chunk-plan.js';
+import { chunkMarkdown, type Chunk } from './chunker.js';
+import { ExtractionCache } from './extraction-cache.js';
+import { chunkEmbeddingText, extractionSourceOf, type ExtractionSource } from './extraction-source.js';
+import {
+  KgExtractionRepository, type ChunkEmbeddingRow, type EdgeProposalRow, type MentionRow, type NewChunkRow, type NodeProposalRow,
+  type PageForExtraction,
+} from './kg-extraction.repository.js';
+import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
+
+/** The result of one extraction run of one page (stored as the job's output). */
+export interface PageExtractionOutcome {
+  status: 'extracted' | 'skipped';
+  /** Why nothing was written (skipped only). */
+  reason?: string;
+  chunks: number;
+  newChunks: number;
+  removedChunks: number;
+  /** Extraction calls made by this run (new chunks; results kept from a failed earlier attempt are not called again). */
+  calls: number;
+  reusedResults: number;
+  embedded: number;
+  proposals: number;
+  mentions: number;
+}
+
+/** Why a running job was aborted from outside (e.g. its page was just excluded): it ends as skipped, not failed. */
+export class ExtractionCancelled extends Error {}
+
+const KNOWN_ENTITIES = 50;
+const EMBED_BATCH = 32;
+
+const SKIPPED = (reason: string, chunks = 0): PageExtractionOutcome => ({
+  status: 'skipped', reason, chunks, newChunks: 0, removedChunks: 0, calls: 0, reusedResults: 0, embedded: 0, proposals: 0, mentions: 0,
+});
+
+/**
+ * Extracts one page, incrementally: it re-chunks the page, asks the extractor only about chunks whose content hash
+ * is new, embeds new chunks, and then writes everything in ONE transaction (chunks, mentions, proposals and their
+ * support, withdrawn support, co-mention edges, the extraction record), so a run leaves all its rows or none.
+ * No database connection is held during the calls to the extractor and the embedder.
+ */
+@Injectable()
+export class PageExtractionService {
+  private readonly logger = new Logger('Extraction');
+  private readonly limiter: CallLimiter;
+  private readonly cache = new ExtractionCache();
+
+  constructor(
+    private readonly repository: KgExtractionRepository,
+    private readonly config: KurateConfig,
+    @Inject(EXTRACTOR) private readonly extractor: Extractor,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+  ) {
+    this.limiter = new CallLimiter(config.extraction.limits.concurrency, config.extraction.limits.ratePerMinute);
+  }
+
+  get backend(): { extractor: Extractor['name']; model: string; embedder: Embedder['name']; embeddingModel: string } {
+    return { extractor: this.extractor.name, model: this.extractor.model, embedder: this.embedder.name, embeddingModel: this.embedder.model };
+  }
+
+  async extractPage(pageId: string, signal?: AbortSignal): Promise<PageExtractionOutcome> {
+    try {
+      return await this.run(pageId, signal);
+    } catch (error) {
+      if (signal?.aborted && signal.reason instanceof ExtractionCancelled) return SKIPPED(signal.reason.message);
+      throw error;
+    }
+  }
+
+  private async run(pageId: string, signal?: AbortSignal): Promise<PageExtractionOutcome> {
+    const page = await this.repository.findPage(pageId);
+    if (!page || page.deleted) return SKIPPED('the page no longer exists or is in the trash');
+    // Checked before any call: an excluded page is never sent to a backend.
+    if (!page.included) return SKIPPED('the inclusion policy excludes the page');
+
+    const source = extractionSourceOf(page);
+    const chunks = chunkMarkdown(source.markdown);
+    const stored = page.chunks;
+    const record = page.record;
+    const plan = planChunks(chunks, stored);
+    const contextChanged = record !== null && record.contextHash !== source.contextHash;
+    const staleModel = new Set(stored.filter((s) => s.embeddingModel !== this.embedder.model).map((s) => s.id));
+    const reembed = plan.keep.filter((k) => contextChanged || staleModel.has(k.id));
+
+    const results = await this.extractChunks(page, plan, signal);
+    const byPosition = new Map(chunks.map((c) => [c.position, c]));
+    const embeddings = await this.embedChunks(page, [...plan.add, ...reembed.map((k) => byPosition.get(k.position)!)], signal);
+    signal?.throwIfAborted();
+
+    const outcome = await this.repository.extractionTransaction((tx) =>
+      this.write(page, source, chunks, results.byHash, embeddings, { calls: results.calls, reused: results.reused }, tx),
+    );
+    if (outcome.status === 'extracted') for (const key of results.cacheKeys) this.cache.delete(key);
+    return outcome;
+  }
+
+  /** One extraction call per new content hash, through the backend's limiter; all settle before an error is thrown. */
+  private async extractChunks(page: PageForExtraction, plan: ChunkPlan, signal?: AbortSignal) {
+    const byHash = new Map<string, ExtractionResult>();
+    const cacheKeys: string[] = [];
+    let calls = 0;
+    let reused = 0;
+    if (plan.extract.length === 0) return { byHash, cacheKeys, calls, reused };
+    const chunkOf = new Map(plan.add.map((c) => [c.contentHash, c]));
+    const anyLink = plan.add.some((c) => c.text.includes('[') || c.text.includes(']('));
+    const [known, linkTitles] = await Promise.all([
+      this.repository.nearbyNodes(page.id, KNOWN_ENTITIES),
+      anyLink ? this.repository.linkTitles(page.id) : Promise.resolve(new Map<string, string>()),
+    ]);
+    const knownEntities = known.map((k) => ({ name: k.name, type: asEntityType(k.type) }));
+    const settled = await Promise.allSettled(
+      plan.extract.map(async (hash) => {
+        const chunk = chunkOf.get(hash)!;
+        const key = ExtractionCache.key({ extractor: this.extractor.name, model: this.extractor.model, pageTitle: page.title, contentHash: hash });
+        cacheKeys.push(key);
+        const cached = this.cache.get(key);
+        if (cached) {
+          reused++;
+          byHash.set(hash, cached);
+          return;
+        }
+        const request = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, linkTargets: linkTargetsOf(chunk, linkTitles) };
+        const result = await this.limiter.run(async () => {
+          try {
+            return await this.extractor.extract(request, signal);
+          } catch (error) {
+            const wait = (error as { retryAfterMs?: unknown }).retryAfterMs;
+            if (typeof wait === 'number' && wait > 0) this.limiter.pauseFor(wait);
+            throw error;
+          }
+        }, signal);
+        calls++;
+        this.cache.set(key, result);
+        byHash.set(hash, result);
+      }),
+    );
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return { byHash, cacheKeys, calls, reused };
+  }
+
+  private async embedChunks(page: PageForExtraction, chunks: Chunk[], signal?: AbortSignal): Promise<Map<string, number[]>> {
+    const vectors = new Map<string, number[]>();
+    const unique = [...new Map(chunks.map((c) => [c.contentHash, c])).values()];
+    for (let i = 0; i < unique.length; i += EMBED_BATCH) {
+      const batch = unique.slice(i, i + EMBED_BATCH);
+      const texts = batch.map((c) => chunkEmbeddingText({ title: page.title, cluster: page.cluster, headingPath: c.headingPath }, c.text));
+      const embedded = await this.embedder.embed(texts, signal);
+      if (embedded.length !== batch.length) throw new JobError(`The embedder answered ${embedded.length} vectors for ${batch.length} texts.`, true);
+      batch.forEach((c, k) => vectors.set(c.contentHash, embedded[k]));
+    }
+    return vectors;
+  }
+
+  private async write(
+    page: PageForExtraction,
+    source: ExtractionSource,
+    chunks: Chunk[],
+    results: Map<string, ExtractionResult>,
+    embeddings: Map<string, number[]>,
+    counts: { calls: number; reused: number },
+    tx: EntityManager,
+  ): Promise<PageExtractionOutcome> {
+    const current = await this.repository.lockPage(page.id, tx);
+    if (!current || current.deleted) return SKIPPED('the page no longer exists or is in the trash', chunks.length);
+    // The page was saved meanwhile: that save enqueued its own job, which extracts the newer text.
+    if (extractionSourceOf(current).sourceHash !== source.sourceHash) return SKIPPED('the page changed during extraction; a newer job extracts it', chunks.length);
+    if (!current.included) return SKIPPED('the inclusion policy excludes the page', chunks.length);
+
+    // Planned again under the lock: another run for this page may have committed meanwhile.
+    const plan = planChunks(chunks, current.chunks);
+    const missing = plan.extract.filter((hash) => !results.has(hash));
+    if (missing.length > 0) throw new JobError('The page’s stored chunks changed while it was being extracted; trying again.', true);
+
+    const dependents = await this.repository.dependentsOfChunks(plan.remove, tx);
+    await this.repository.deleteChunks(plan.remove, tx);
+    await this.repository.moveChunks(plan.keep.filter((k) => k.moved), tx);
+    const model = this.embedder.model;
+    const newRows: NewChunkRow[] = plan.add.map((c) => ({
+      position: c.position, headingPath: c.headingPath, text: c.text, contentHash: c.contentHash, tokenEstimate: c.tokenEstimate,
+      embedding: embeddings.get(c.contentHash) ?? null, embeddingModel: model,
+    }));
+    const chunkIds = await this.repository.insertChunks(page.id, newRows, tx);
+    const byPosition = new Map(chunks.map((c) => [c.position, c]));
+    const reembedded: ChunkEmbeddingRow[] = plan.keep
+      .map((k) => ({ id: k.id, vector: embeddings.get(byPosition.get(k.position)!.contentHash) }))
+      .filter((r): r is { id: string; vector: number[] } => r.vector !== undefined)
+      .map((r) => ({ id: r.id, embedding: r.vector, embeddingModel: model }));
+    await this.repository.updateChunkEmbeddings(reembedded, tx);
+
+    const found = await this.collect(page, plan.add.map((c) => ({ chunkId: chunkIds.get(c.position)!, result: results.get(c.contentHash)! })), tx);
+    await this.repository.insertMentions(found.mentions, tx);
+    const proposalIds = [
+      ...(await this.repository.upsertNodeProposals(found.nodeProposals, tx)),
+      ...(await this.repository.upsertEdgeProposals(found.edgeProposals, tx)),
+    ];
+    await this.repository.refreshProposals([...new Set([...dependents.proposalIds, ...proposalIds])], dependents.proposalIds, tx);
+    await this.repository.refreshCoMentions([...new Set([...dependents.nodeIds, ...found.linkedNodeIds])], tx);
+
+    const first = [...results.values()][0];
+    await this.repository.saveExtractionRecord(
+      page.id,
+      {
+        sourceHash: source.sourceHash, pageContentHash: current.contentHash, contextHash: source.contextHash, chunkCount: chunks.length,
+        extractionCalls: counts.calls, extractor: first?.extractor ?? this.extractor.name, model: first?.model ?? this.extractor.model,
+        embeddingModel: model,
+      },
+      tx,
+    );
+    return {
+      status: 'extracted', chunks: chunks.length, newChunks: plan.add.length, removedChunks: plan.remove.length, calls: counts.calls,
+      reusedResults: counts.reused, embedded: newRows.length + reembedded.length, proposals: proposalIds.length, mentions: found.mentions.length,
+    };
+  }
+
+  /**
+   * Mentions, node proposals and edge proposals from the new chunks' results. An entity that an approved node
+   * already names (its signature, a signature that leads to it, or its name or an alias) becomes a mention of that
+   * node and is not proposed; below the confidence threshold only the mention is kept.
+   */
+  private async collect(page: PageForExtraction, extracted: { chunkId: string; result: ExtractionResult }[], tx: EntityManager) {
+    const threshold = this.config.extraction.confidenceThreshold;
+    const entities = extracted.flatMap(({ chunkId, result }) =>
+      result.entities.map((e) => ({ chunkId, result, entity: e, signature: nodeSignature(e.name, e.type), normalised: normaliseName(e.name) })),
+    );
+    const resolved = await this.resolveNodes(entities, tx);
+
+    const mentions = new Map<string, MentionRow>();
+    const nodeProposals = new Map<string, NodeProposalRow>();
+    for (const { chunkId, result, entity, signature, normalised } of entities) {
+      const node = resolved.get(signature) ?? resolved.get(`name:${normalised}`) ?? null;
+      const key = `${chunkId}\u0000${signature}`;
+      const seen = mentions.get(key);
+      if (!seen || seen.confidence < entity.confidence) mentions.set(key, { chunkId, signature, nodeId: node?.id ?? null, surface: entity.name, confidence: entity.confidence });
+      if (node || entity.confidence < threshold) continue;
+      const proposal = nodeProposals.get(signature) ?? {
+        signature, name: entity.name, nodeType: entity.type, confidence: 0, quote: entity.evidence, extractor: result.extractor, model: result.model, support: [],
+      };
+      if (entity.confidence > proposal.confidence) Object.assign(proposal, { name: entity.name, confidence: entity.confidence, quote: entity.evidence });
+      addSupport(proposal.support, { chunkId, pageId: page.id, quote: entity.evidence, confidence: entity.confidence });
+      nodeProposals.set(signature, proposal);
+    }
+
+    const edgeProposals = new Map<string, EdgeProposalRow>();
+    for (const { chunkId, result } of extracted) {
+      const endpoint = (name: string) => {
+        const entity = result.entities.find((e) => e.name === name) ?? result.entities.find((e) => normaliseName(e.name) === normaliseName(name));
+        if (!entity) return null;
+        const signature = nodeSignature(entity.name, entity.type);
+        const node = resolved.get(signature) ?? resolved.get(`name:${normaliseName(entity.name)}`);
+        if (node) return { signature: node.signature, name: entity.name };
+        return entity.confidence >= threshold ? { signature, name: entity.name } : null;
+      };
+      for (const relation of result.relations) {
+        if (relation.confidence < threshold) continue;
+        const source = endpoint(relation.source);
+        const target = endpoint(relation.target);
+        if (!source || !target || source.signature === target.signature) continue;
+        const signature = edgeSignature(source.signature, relation.predicate, target.signature);
+        const proposal = edgeProposals.get(signature) ?? {
+          signature, sourceSignature: source.signature, sourceName: source.name, predicate: relation.predicate, targetSignature: target.signature,
+          targetName: target.name, confidence: 0, quote: relation.evidence, extractor: result.extractor, model: result.model, support: [],
+        };
+        if (relation.confidence > proposal.confidence) Object.assign(proposal, { confidence: relation.confidence, quote: relation.evidence });
+        addSupport(proposal.support, { chunkId, pageId: page.id, quote: relation.evidence, confidence: relation.confidence });
+        edgeProposals.set(signature, proposal);
+      }
+    }
+    const linkedNodeIds = [...new Set([...mentions.values()].map((m) => m.nodeId).filter((id): id is string => id !== null))];
+    // Rows in a fixed order, so two concurrent runs lock shared proposals in the same order (no deadlock).
+    const bySignature = (a: { signature: string }, b: { signature: string }) => (a.signature < b.signature ? -1 : a.signature > b.signature ? 1 : 0);
+    return {
+      mentions: [...mentions.values()],
+      nodeProposals: [...nodeProposals.values()].sort(bySignature),
+      edgeProposals: [...edgeProposals.values()].sort(bySignature),
+      linkedNodeIds: linkedNodeIds.sort(),
+    };
+  }
+
+  /** Approved nodes for the entities: by signature first; then by name or alias when exactly one node (or one of the same type) has it. */
+  private async resolveNodes(entities: { signature: string; normalised: string; entity: { type: string } }[], tx: EntityManager) {
+    const resolved = new Map<string, { id: string; signature: string }>();
+    if (entities.length === 0) return resolved;
+    const found = await this.repository.nodeCandidates([...new Set(entities.map((e) => e.signature))], [...new Set(entities.map((e) => e.normalised))], tx);
+    for (const node of found) if (node.wanted !== null) resolved.set(node.wanted, { id: node.id, signature: node.signature });
+    const unresolved = entities.filter((e) => !resolved.has(e.signature));
+    const candidates = found.filter((node) => node.wanted === null);
+    for (const entity of unresolved) {
+      const named = candidates.filter(
+        (c) => normaliseName(c.name) === entity.normalised || c.signature.slice(0, c.signature.lastIndexOf('|')) === entity.normalised || c.aliases.some((a) => normaliseName(a) === entity.normalised),
+      );
+      const sameType = named.filter((c) => c.signature.endsWith(`|${entity.entity.type}`));
+      const pick = named.length === 1 ? named[0] : sameType.length === 1 ? sameType[0] : null;
+      if (pick) resolved.set(`name:${entity.normalised}`, { id: pick.id, signature: pick.signature });
+    }
+    return resolved;
+  }
+}
+
+function addSupport(support: { chunkId: string; pageId: string; quote: string; confidence: number }[], row: (typeof support)[number]): void {
+  const existing = support.find((s) => s.chunkId === row.chunkId);
+  if (!existing) support.push(row);
+  else if (existing.confidence < row.confidence) Object.assign(existing, row);
+}
+
+function linkTargetsOf(chunk: Chunk, titles: Map<string, string>): string[] {
+  if (!chunk.text.includes('[')) return [];
+  const targets = new Set<string>();
+  for (const link of extractLinks(chunk.text)) if (link.key) targets.add(titles.get(link.key) ?? link.target);
+  return [...targets];
+}
+
+function asEntityType(type: string): EntityType {
+  return (ENTITY_TYPES as readonly string[]).includes(type) ? (type as EntityType) : 'other';
+}

@@ -1,0 +1,263 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import supertest from 'supertest';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.setup.js';
+import { ApiTokensService } from '../../src/auth/api-tokens.service.js';
+import { UsersService } from '../../src/auth/users.service.js';
+import { loadConfig, type KurateConfig } from '../../src/config/kurate-config.js';
+import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
+import { closedPort } from '../support/cli.js';
+import { ARTIFACTS_DIR, pgliteTemplate, REPO_ROOT, realPostgresUrl, testRunId } from '../support/database.js';
+import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
+import { freshTestConfig } from '../support/test-app.js';
+import { gadgetAnswer, gadgetPage } from './kg-test-helpers.js';
+
+/**
+ * Crash safety with a real `kill -9`: a worker killed while a job waits on the LLM (the fake Ollama hangs on the
+ * job's second call) leaves no row of that job, and after a restart the job completes, with every row exactly once.
+ * On PostgreSQL the web and the worker are two processes sharing the database (KURATE_ROLE=web and worker); on
+ * the embedded database it is one process (KURATE_ROLE=all) on a data directory, killed and started again.
+ */
+const run = promisify(execFile);
+const ON_POSTGRES = realPostgresUrl() !== null;
+const BUILD = path.join(ARTIFACTS_DIR, `kg-server-${process.env.KURATE_TEST_RUN_ID ?? 'local'}`);
+const PAGE = { title: 'Crash Test', slug: 'crash-test', sections: 3 };
+
+/** The server compiled as `npm run build` does, into .test-artifacts (with the migrations and templates beside it). */
+async function ensureServerBuilt(): Promise<string> {
+  const entry = path.join(BUILD, 'dist/main.js');
+  if (existsSync(entry)) return entry;
+  mkdirSync(BUILD, { recursive: true });
+  await run('npx', ['tsc', '-p', 'tsconfig.json', '--outDir', path.join(BUILD, 'dist')], { cwd: REPO_ROOT });
+  for (const folder of ['migrations', 'views', 'public']) {
+    if (!existsSync(path.join(BUILD, folder))) symlinkSync(path.join(REPO_ROOT, folder), path.join(BUILD, folder));
+  }
+  return entry;
+}
+
+interface Server {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+async function startServer(entry: string, env: Record<string, string>): Promise<Server> {
+  const { KURATE_TOKEN: _t, DATABASE_URL: _d, ...inherited } = process.env;
+  const child = spawn(process.execPath, [entry], { env: { ...inherited, KURATE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 60_000;
+  while (!/Kurate (worker )?is running/.test(text)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`The server did not start:\n${text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, output: () => text, exited };
+}
+
+async function killHard(server: Server): Promise<void> {
+  server.child.kill('SIGKILL');
+  await server.exited;
+}
+
+async function stop(server: Server): Promise<void> {
+  if (server.child.exitCode !== null) return;
+  server.child.kill('SIGTERM');
+  await server.exited;
+}
+
+/** The application in this process, on the same database or data directory (while no server process holds it). */
+async function openApp(config: KurateConfig): Promise<NestExpressApplication> {
+  const app = await createApp(config);
+  await app.init();
+  await app.get(PolicyReconciler).whenStartupRebuildDone();
+  return app;
+}
+
+/** An admin with an API token, made through the services (as the test app does). */
+async function adminToken(app: NestExpressApplication): Promise<string> {
+  const origin = { actor: { userId: null, name: 'test', role: null }, ip: null };
+  const user = await app.get(UsersService).create({ email: 'crash-admin@example.test', displayName: 'Crash Admin', password: 'crash-admin-password', role: 'admin' }, origin);
+  const { token } = await app.get(ApiTokensService).create({ name: 'crash', scopes: ['admin'] }, { actor: { userId: user.id, name: 'Crash Admin', role: 'admin' }, ip: null });
+  return token;
+}
+
+/** Pages and the policy that includes them: the extraction job is enqueued, and no worker runs in this process. */
+async function prepare(app: NestExpressApplication): Promise<string> {
+  const token = await adminToken(app);
+  const http = supertest(app.getHttpServer());
+  await http.post('/api/pages').set('Authorization', `Bearer ${token}`).send({ title: PAGE.title, body: gadgetPage('crash', { sections: PAGE.sections }) }).expect(201);
+  await http.put('/admin/kg-policy/clusters/crash').set('Authorization', `Bearer ${token}`).send({ action: 'include', reason: 'crash test' }).expect(200);
+  return token;
+}
+
+interface Rows {
+  chunks: number;
+  distinctChunks: number;
+  proposals: number;
+  distinctProposals: number;
+  support: number;
+  mentions: number;
+  records: number;
+  jobs: { state: string; retry_count: number }[];
+}
+
+async function rowsOf(dataSource: DataSource): Promise<Rows> {
+  const [r] = await dataSource.query(
+    `SELECT (SELECT count(*) FROM kg_content_chunks)::int AS chunks,
+            (SELECT count(DISTINCT (page_id, content_hash)) FROM kg_content_chunks)::int AS "distinctChunks",
+            (SELECT count(*) FROM kg_proposals)::int AS proposals,
+            (SELECT count(DISTINCT (kind, signature)) FROM kg_proposals)::int AS "distinctProposals",
+            (SELECT count(*) FROM kg_proposal_support)::int AS support,
+            (SELECT count(*) FROM kg_mentions)::int AS mentions,
+            (SELECT count(*) FROM kg_page_extractions)::int AS records`,
+  );
+  const jobs = await dataSource.query(`SELECT state::text AS state, retry_count FROM pgboss.job WHERE name = 'kg-extract-page' ORDER BY created_on`);
+  return { ...r, jobs };
+}
+
+/** The fake LLM: the first call of the first run answers, the second hangs (the job is mid-flight); later, all answer. */
+function scriptedOllama(): Promise<FakeOllama & { phase: { hang: boolean } }> {
+  const phase = { hang: true };
+  let calls = 0;
+  return startFakeOllama({
+    respond: (request) => {
+      calls++;
+      if (phase.hang && calls >= 2) return { kind: 'hang' };
+      const user = (request.body?.messages ?? []).find((m: { role: string }) => m.role === 'user')?.content ?? '';
+      return { kind: 'chat', content: gadgetAnswer(/<chunk>\n([\s\S]*)\n<\/chunk>/.exec(user)?.[1] ?? '') };
+    },
+  }).then((fake) => Object.assign(fake, { phase }));
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+afterAll(() => rmSync(BUILD, { recursive: true, force: true }));
+
+const EXPECTED_AFTER = { chunks: PAGE.sections, distinctChunks: PAGE.sections, proposals: PAGE.sections, distinctProposals: PAGE.sections, support: PAGE.sections, mentions: PAGE.sections, records: 1 };
+
+describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processes, the worker killed with kill -9', () => {
+  let fake: Awaited<ReturnType<typeof scriptedOllama>>;
+  let config: KurateConfig;
+  let drop: () => Promise<void>;
+  let dataSource: DataSource;
+  const servers: Server[] = [];
+
+  beforeAll(async () => {
+    const entry = await ensureServerBuilt();
+    fake = await scriptedOllama();
+    // Jobs expire after 4 s: a job whose worker died is handed back soon (in production: KURATE_EXTRACT_JOB_TIMEOUT_SECONDS).
+    const env = {
+      KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '4',
+      KURATE_EXTRACT_RETRY_DELAY_SECONDS: '1', KURATE_JOB_POLL_SECONDS: '0.5',
+    };
+    ({ config, drop } = await freshTestConfig(env));
+    const setup = await openApp(config);
+    await prepare(setup);
+    await setup.close();
+    const url = (config.database as { url: string }).url;
+    dataSource = await new DataSource({ type: 'postgres', url }).initialize();
+    const webPort = await closedPort();
+    const workerPort = await closedPort();
+    servers.push(await startServer(entry, { ...env, DATABASE_URL: url, KURATE_ROLE: 'web', PORT: String(webPort) }));
+    // The web process serves HTTP and works no job.
+    await supertest(`http://127.0.0.1:${webPort}`).get('/health').expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(fake.calls).toBe(0);
+    expect((await rowsOf(dataSource)).jobs).toEqual([{ state: 'created', retry_count: 0 }]);
+    servers.push(await startServer(entry, { ...env, DATABASE_URL: url, KURATE_ROLE: 'worker', PORT: String(workerPort) }));
+    // The worker serves no HTTP.
+    await expect(fetch(`http://127.0.0.1:${workerPort}/health`)).rejects.toThrow();
+  }, 120_000);
+  afterAll(async () => {
+    for (const server of servers) await stop(server);
+    await dataSource?.destroy();
+    await drop?.();
+    await fake?.close();
+  });
+
+  it('leaves no row of a job whose worker is killed mid-flight, and completes it after a restart without duplicates', async () => {
+    await waitFor('the job’s second LLM call', () => fake.calls >= 2);
+    await killHard(servers[1]);
+    const afterKill = await rowsOf(dataSource);
+    expect(afterKill).toEqual({ chunks: 0, distinctChunks: 0, proposals: 0, distinctProposals: 0, support: 0, mentions: 0, records: 0, jobs: [{ state: 'active', retry_count: 0 }] });
+
+    fake.phase.hang = false;
+    const url = (config.database as { url: string }).url;
+    servers[1] = await startServer(await ensureServerBuilt(), {
+      KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '4',
+      KURATE_EXTRACT_RETRY_DELAY_SECONDS: '1', KURATE_JOB_POLL_SECONDS: '0.5', DATABASE_URL: url, KURATE_ROLE: 'worker', PORT: String(await closedPort()),
+    });
+    await waitFor('the job to complete after the restart', async () => (await rowsOf(dataSource)).jobs[0]?.state === 'completed', 40_000);
+    const after = await rowsOf(dataSource);
+    expect(after).toEqual({ ...EXPECTED_AFTER, jobs: [{ state: 'completed', retry_count: 1 }] });
+  }, 90_000);
+});
+
+describe.runIf(!ON_POSTGRES)('crash safety on the embedded database: one process on a data directory, killed with kill -9', () => {
+  let fake: Awaited<ReturnType<typeof scriptedOllama>>;
+  let dataDir: string;
+  let token: string;
+  let env: Record<string, string>;
+  const configFor = () => loadConfig({ KURATE_LOG_LEVEL: 'error', ...env, KURATE_DATA_DIR: dataDir });
+  const inspect = async () => {
+    const app = await openApp(configFor());
+    try {
+      return await rowsOf(app.get(DataSource));
+    } finally {
+      await app.close();
+    }
+  };
+
+  beforeAll(async () => {
+    await ensureServerBuilt();
+    fake = await scriptedOllama();
+    dataDir = mkdtempSync(path.join(tmpdir(), 'kurate-crash-'));
+    env = { KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_RETRY_DELAY_SECONDS: '1', KURATE_JOB_POLL_SECONDS: '0.5' };
+    // The data directory starts from the migrated template (a fresh one would run initdb, ~4 s).
+    const config = configFor();
+    (config.database as { snapshot?: Blob }).snapshot = pgliteTemplate();
+    const setup = await openApp(config);
+    token = await prepare(setup);
+    await setup.close();
+  }, 120_000);
+  afterAll(async () => {
+    await fake?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('leaves no row of a job killed mid-flight, and completes it after a restart without duplicates', async () => {
+    const entry = await ensureServerBuilt();
+    const port = await closedPort();
+    const first = await startServer(entry, { ...env, KURATE_DATA_DIR: dataDir, PORT: String(port) });
+    await waitFor('the job’s second LLM call', () => fake.calls >= 2);
+    await killHard(first);
+
+    // PGlite recovers its data directory like PostgreSQL after a crash (write-ahead log).
+    expect(await inspect()).toEqual({ chunks: 0, distinctChunks: 0, proposals: 0, distinctProposals: 0, support: 0, mentions: 0, records: 0, jobs: [{ state: 'active', retry_count: 0 }] });
+
+    fake.phase.hang = false;
+    const second = await startServer(entry, { ...env, KURATE_DATA_DIR: dataDir, PORT: String(port) });
+    const http = supertest(`http://127.0.0.1:${port}`);
+    await waitFor('the job to complete after the restart', async () => {
+      const status = (await http.get('/api/admin/kg/status').set('Authorization', `Bearer ${token}`)).body;
+      return status.queues?.[0]?.completed === 1;
+    }, 40_000);
+    await stop(second);
+    expect(await inspect()).toEqual({ ...EXPECTED_AFTER, jobs: [{ state: 'completed', retry_count: 1 }] });
+    expect(testRunId()).toBeTruthy();
+  }, 90_000);
+});

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { headingText, highlightQuote, passageHref } from '../../src/admin/evidence.js';
+
+describe('highlightQuote: the quote inside its chunk', () => {
+  it('finds a verbatim quote and keeps the text around it', () => {
+    expect(highlightQuote('Install PostgreSQL on Linux with apt.', 'PostgreSQL on Linux')).toEqual({
+      before: 'Install ', match: 'PostgreSQL on Linux', after: ' with apt.', found: true,
+    });
+  });
+
+  it('forgives case and whitespace (line breaks, doubled spaces), as the extractor’s verification does', () => {
+    const h = highlightQuote('Ada   Lovelace\nwrote the first\tprogram.', 'ada lovelace wrote the first program');
+    expect(h).toEqual({ before: '', match: 'Ada   Lovelace\nwrote the first\tprogram', after: '.', found: true });
+  });
+
+  it('treats regular-expression characters in the quote literally', () => {
+    expect(highlightQuote('Use C++ (or C#) [sometimes].', 'c++ (or c#) [sometimes]').match).toBe('C++ (or C#) [sometimes]');
+  });
+
+  it('cuts long context at word boundaries, with an ellipsis', () => {
+    const before = 'word '.repeat(200);
+    const after = ' tail'.repeat(200);
+    const h = highlightQuote(`${before}NEEDLE${after}`, 'NEEDLE', 40);
+    expect(h.before.startsWith('…')).toBe(true);
+    expect(h.before.length).toBeLessThanOrEqual(41);
+    expect(h.before.endsWith('word ')).toBe(true);
+    expect(h.after.endsWith('…')).toBe(true);
+    expect(h.after.length).toBeLessThanOrEqual(41);
+  });
+
+  it('says when the quote is not in the chunk (it is then shown on its own)', () => {
+    expect(highlightQuote('Something else entirely.', 'missing words')).toEqual({ before: 'Something else entirely.', match: '', after: '', found: false });
+    expect(highlightQuote('Text', '   ').found).toBe(false);
+  });
+});
+
+describe('passage links', () => {
+  it('link to the heading the passage sits under, with the renderer’s anchors', () => {
+    expect(passageHref('install-guide', ['Setup', 'Linux & BSD'])).toBe('/page/install-guide#linux-bsd');
+    expect(passageHref('notes', [])).toBe('/page/notes');
+    expect(passageHref('notes', ['🎉'])).toBe('/page/notes#section');
+    expect(passageHref('a b', ['X'])).toBe('/page/a%20b#x');
+    expect(headingText(['Setup', 'Linux'])).toBe('Setup › Linux');
+  });
+});
