@@ -23,10 +23,13 @@ export interface PageState extends PageForExtraction {
   /** The inclusion policy lets the page feed the knowledge graph. */
   included: boolean;
   chunks: (StoredChunk & { embeddingModel: string | null })[];
+  /** Is any entity approved yet? (Until one is, there is no dictionary of known names to look up.) */
+  anyNode: boolean;
   record: PageExtractionRecord | null;
 }
 
-type PageStateRow = PageForExtraction & PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; hasRecord: boolean };
+type PageStateRow = PageForExtraction &
+  PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; anyNode: boolean; hasRecord: boolean };
 
 export interface PageExtractionRecord {
   sourceHash: string;
@@ -103,8 +106,12 @@ export interface NodeCandidate {
 
 const vectorLiteral = (vector: number[] | null) => (vector ? `[${vector.join(',')}]` : null);
 
-/** An upserted pending proposal keeps the best confidence seen, and that one's quote. */
-const BEST_CONFIDENCE = `confidence = greatest(kg_proposals.confidence, EXCLUDED.confidence),
+/**
+ * An upserted pending proposal keeps the best confidence seen, and that one's quote. Its support grows by the new
+ * rows exactly: they come from chunks this transaction inserted, so none of them can exist already.
+ */
+const BEST_CONFIDENCE = `support_count = kg_proposals.support_count + EXCLUDED.support_count,
+         confidence = greatest(kg_proposals.confidence, EXCLUDED.confidence),
          evidence_quote = CASE WHEN EXCLUDED.confidence > kg_proposals.confidence THEN EXCLUDED.evidence_quote ELSE kg_proposals.evidence_quote END,
          updated_at = now()`;
 
@@ -148,6 +155,7 @@ export class KgExtractionRepository {
     const rows: PageStateRow[] = await this.dataSource.query(
       `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
               EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks,
+              EXISTS (SELECT 1 FROM kg_nodes) AS "anyNode",
               r.page_id IS NOT NULL AS "hasRecord", r.source_hash AS "sourceHash", r.page_content_hash AS "pageContentHash",
               r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel"
          FROM pages p LEFT JOIN kg_page_extractions r ON r.page_id = p.id
@@ -155,8 +163,8 @@ export class KgExtractionRepository {
       [pageId],
     );
     if (rows.length === 0) return null;
-    const { id, title, body, cluster, contentHash, deleted, included, chunks, hasRecord, ...record } = rows[0];
-    return { id, title, body, cluster, contentHash, deleted, included, chunks: chunks ?? [], record: hasRecord ? record : null };
+    const { id, title, body, cluster, contentHash, deleted, included, chunks, anyNode, hasRecord, ...record } = rows[0];
+    return { id, title, body, cluster, contentHash, deleted, included, chunks: chunks ?? [], anyNode, record: hasRecord ? record : null };
   }
 
   /**
@@ -165,8 +173,8 @@ export class KgExtractionRepository {
    * save) take turns on the advisory lock, the second seeing the first's rows. The commit need not wait for the disk
    * (see extractionTransaction).
    */
-  async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record'> | null> {
-    const rows: Omit<PageStateRow, 'hasRecord' | keyof PageExtractionRecord>[] = await tx.query(
+  async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record' | 'anyNode'> | null> {
+    const rows: Omit<PageStateRow, 'hasRecord' | 'anyNode' | keyof PageExtractionRecord>[] = await tx.query(
       `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
               EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks
          FROM (SELECT pg_advisory_xact_lock(hashtextextended('kurate.kg.page:' || $1, 0)),
@@ -326,8 +334,8 @@ export class KgExtractionRepository {
          SELECT * FROM jsonb_to_recordset($1::jsonb)
            AS x(signature text, name text, node_type text, confidence real, quote text, extractor text, model text, support jsonb)),
        written AS (
-         INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, evidence_quote, extractor, model)
-         SELECT 'node', x.signature, x.name, x.node_type, x.confidence, x.quote, x.extractor, x.model FROM input x
+         INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, evidence_quote, extractor, model, support_count)
+         SELECT 'node', x.signature, x.name, x.node_type, x.confidence, x.quote, x.extractor, x.model, jsonb_array_length(x.support) FROM input x
           WHERE NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'node' AND r.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_nodes n WHERE n.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_node_signatures ns WHERE ns.signature = x.signature)
@@ -350,9 +358,9 @@ export class KgExtractionRepository {
                 confidence real, quote text, extractor text, model text, support jsonb)),
        written AS (
          INSERT INTO kg_proposals (kind, signature, source_signature, source_name, predicate, target_signature, target_name,
-                                   confidence, evidence_quote, extractor, model)
+                                   confidence, evidence_quote, extractor, model, support_count)
          SELECT 'edge', x.signature, x.source_signature, x.source_name, x.predicate, x.target_signature, x.target_name,
-                x.confidence, x.quote, x.extractor, x.model FROM input x
+                x.confidence, x.quote, x.extractor, x.model, jsonb_array_length(x.support) FROM input x
           WHERE NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'edge' AND r.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'node' AND r.signature IN (x.source_signature, x.target_signature))
             AND NOT EXISTS (

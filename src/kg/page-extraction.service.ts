@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
 import { JobError } from '../jobs/job-failure.js';
@@ -49,7 +49,6 @@ const SKIPPED = (reason: string, chunks = 0): PageExtractionOutcome => ({
  */
 @Injectable()
 export class PageExtractionService {
-  private readonly logger = new Logger('Extraction');
   private readonly limiter: CallLimiter;
   private readonly cache = new ExtractionCache();
 
@@ -103,7 +102,7 @@ export class PageExtractionService {
   }
 
   /** One extraction call per new content hash, through the backend's limiter; all settle before an error is thrown. */
-  private async extractChunks(page: PageForExtraction, plan: ChunkPlan, signal?: AbortSignal) {
+  private async extractChunks(page: PageForExtraction & { anyNode: boolean }, plan: ChunkPlan, signal?: AbortSignal) {
     const byHash = new Map<string, ExtractionResult>();
     const cacheKeys: string[] = [];
     let calls = 0;
@@ -112,7 +111,7 @@ export class PageExtractionService {
     const chunkOf = new Map(plan.add.map((c) => [c.contentHash, c]));
     const anyLink = plan.add.some((c) => c.text.includes('[') || c.text.includes(']('));
     const [known, linkTitles] = await Promise.all([
-      this.repository.nearbyNodes(page.id, KNOWN_ENTITIES),
+      page.anyNode ? this.repository.nearbyNodes(page.id, KNOWN_ENTITIES) : Promise.resolve([]),
       anyLink ? this.repository.linkTitles(page.id) : Promise.resolve(new Map<string, string>()),
     ]);
     const knownEntities = known.map((k) => ({ name: k.name, type: asEntityType(k.type) }));
@@ -172,7 +171,10 @@ export class PageExtractionService {
     const current = await this.repository.lockPage(page.id, tx);
     if (!current || current.deleted) return SKIPPED('the page no longer exists or is in the trash', chunks.length);
     // The page was saved meanwhile: that save enqueued its own job, which extracts the newer text.
-    if (extractionSourceOf(current).sourceHash !== source.sourceHash) return SKIPPED('the page changed during extraction; a newer job extracts it', chunks.length);
+    const unchanged = current.title === page.title && current.cluster === page.cluster && current.body === page.body;
+    if (!unchanged && extractionSourceOf(current).sourceHash !== source.sourceHash) {
+      return SKIPPED('the page changed during extraction; a newer job extracts it', chunks.length);
+    }
     if (!current.included) return SKIPPED('the inclusion policy excludes the page', chunks.length);
 
     // Planned again under the lock: another run for this page may have committed meanwhile.
@@ -202,7 +204,9 @@ export class PageExtractionService {
       ...(await this.repository.upsertNodeProposals(found.nodeProposals, tx)),
       ...(await this.repository.upsertEdgeProposals(found.edgeProposals, tx)),
     ];
-    await this.repository.refreshProposals([...new Set([...dependents.proposalIds, ...proposalIds])], dependents.proposalIds, tx);
+    // Proposals that lost support are brought up to date (count, best quote; retired when none is left); the ones
+    // written above counted their new support themselves.
+    await this.repository.refreshProposals(dependents.proposalIds, dependents.proposalIds, tx);
     await this.repository.refreshCoMentions([...new Set([...dependents.nodeIds, ...found.linkedNodeIds])], tx);
 
     const first = [...results.values()][0];
