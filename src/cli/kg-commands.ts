@@ -1,4 +1,3 @@
-import type { ExtractAnswer, ExtractionProgress, JobCounts } from '../kg/kg-jobs.service.js';
 import { createInterface } from 'node:readline/promises';
 import cliProgress from 'cli-progress';
 import { InvalidArgumentError, type Command } from 'commander';
@@ -6,9 +5,46 @@ import { withExamples } from './help.js';
 import { CliError, KurateClient } from './kurate-client.js';
 import { formatColumns, shortTime } from './table.js';
 
-/** What `POST /api/admin/kg/extract` and the progress route answer: the server's own types (erased at run time). */
-export type ApiExtractAnswer = ExtractAnswer;
-type ApiProgress = ExtractionProgress;
+/** What `POST /api/admin/kg/extract` answers (src/kg/dto/kg-admin.dto.ts). */
+export interface ApiExtractAnswer {
+  scope: 'all' | 'cluster' | 'page';
+  target: string | null;
+  dryRun: boolean;
+  backend: string;
+  model: string;
+  pages: number;
+  includedPages: number;
+  excludedPages: number;
+  pagesToExtract: number;
+  upToDatePages: number;
+  chunks: number;
+  estimatedCalls: number;
+  requestId: string | null;
+  enqueued: number;
+  alreadyQueued: number;
+  summary: string;
+}
+
+interface ApiProgress {
+  requestId: string;
+  total: number;
+  queued: number;
+  retrying: number;
+  running: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  done: boolean;
+}
+
+interface JobCounts {
+  queued: number;
+  retrying: number;
+  running: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+}
 
 interface ApiFailure {
   id: string;
