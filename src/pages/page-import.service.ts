@@ -7,6 +7,7 @@ import { MAX_MESSAGE_LENGTH } from './dto/page.dto.js';
 import { FrontmatterError, parseFrontmatter } from './markdown/frontmatter.js';
 import { pageSlug } from './markdown/slug.js';
 import { PageGraphService } from './page-graph.service.js';
+import type { PageEntity } from './page.entity.js';
 import { PagesService } from './pages.service.js';
 
 /**
@@ -26,8 +27,16 @@ export class PageImportService {
     const started = Date.now();
     // Two files of one batch naming the same page would silently overwrite each other; the later one fails instead.
     const pathBySlug = new Map<string, string>();
+    // One query finds which of the batch's pages exist already (a file whose title cannot be read fails later, alone).
+    const existing = await this.pages.findLiveMany(batch.flatMap((input) => {
+      try {
+        return [pageSlug(effectiveTitle(input))];
+      } catch {
+        return [];
+      }
+    }));
     const results: ImportPageResult[] = [];
-    for (const input of batch) results.push(await this.importOne(input, actor, pathBySlug));
+    for (const input of batch) results.push(await this.importOne(input, actor, pathBySlug, existing));
     const counts = countByStatus(results);
     this.logger.log(
       `Imported ${batch.length} pages in ${Date.now() - started} ms: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.failed} failed`,
@@ -46,7 +55,7 @@ export class PageImportService {
     return { pages, resolvedLinks: links.resolved, brokenLinks: links.broken, wantedPages: wanted.total, orphans: orphans.total };
   }
 
-  private async importOne(input: ImportPageDto, actor: Actor, pathBySlug: Map<string, string>): Promise<ImportPageResult> {
+  private async importOne(input: ImportPageDto, actor: Actor, pathBySlug: Map<string, string>, existing: Map<string, PageEntity>): Promise<ImportPageResult> {
     const { path } = input;
     let slug = '';
     try {
@@ -65,7 +74,7 @@ export class PageImportService {
 
       const message = importMessage(path);
       // An old slug that redirects to a renamed page is free: the file is a page of its own.
-      const current = await this.pages.findLive(slug);
+      const current = existing.get(slug);
       if (!current) {
         await this.pages.create({ title: input.title, body: input.body, message }, actor);
         return { path, slug, status: 'created' };

@@ -70,6 +70,12 @@ export class PagesRepository {
     return db.findOne(PageEntity, { where: { id } });
   }
 
+  /** The live pages among these slugs (one query for a whole import batch). */
+  findLiveBySlugs(slugs: string[]): Promise<PageEntity[]> {
+    if (slugs.length === 0) return Promise.resolve([]);
+    return this.dataSource.manager.find(PageEntity, { where: { slug: In(slugs), deletedAt: IsNull() } });
+  }
+
   findLiveByIds(ids: string[]): Promise<PageEntity[]> {
     if (ids.length === 0) return Promise.resolve([]);
     return this.dataSource.manager.find(PageEntity, { where: { id: In(ids), deletedAt: IsNull() } });
@@ -82,9 +88,11 @@ export class PagesRepository {
     return page && !page.deletedAt ? page.slug : null;
   }
 
+  /** Inserts a new page; an old slug that redirected elsewhere becomes the new page's own (its redirect goes). */
   async insert(page: PageWrite, actor: string, db: EntityManager): Promise<string> {
     const rows: { id: string }[] = await db.query(
-      `INSERT INTO pages (slug, title, body, frontmatter, cluster, clusters, tags, aliases, page_type, is_system,
+      `WITH freed AS (DELETE FROM page_redirects WHERE old_slug = $1)
+       INSERT INTO pages (slug, title, body, frontmatter, cluster, clusters, tags, aliases, page_type, is_system,
                           link_keys, content_hash, created_by, search, updated_by)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${SEARCH_VECTOR}, $13)
        RETURNING id`,

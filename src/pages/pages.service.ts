@@ -51,9 +51,9 @@ export class PagesService {
     throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}".`);
   }
 
-  /** The live page with this slug, or null. */
-  findLive(slug: string): Promise<PageEntity | null> {
-    return this.pages.findLiveBySlug(slug);
+  /** The live pages among these slugs, by slug. */
+  async findLiveMany(slugs: string[]): Promise<Map<string, PageEntity>> {
+    return new Map((await this.pages.findLiveBySlugs([...new Set(slugs)])).map((page) => [page.slug, page]));
   }
 
   /** The live page for a slug, or where an old slug now redirects. */
@@ -79,7 +79,6 @@ export class PagesService {
       await this.assertSlugFree(write.slug, tx);
       const id = await this.pages.insert(write, actor.name, tx);
       await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
-      await this.pages.removeRedirect(write.slug, tx);
       await this.links.insertOutbound(id, links, tx);
       await this.links.reresolve(id, write.linkKeys, tx);
       return this.saved(id, 'created', tx);
