@@ -1,5 +1,6 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KgEmbeddingService } from '../../src/kg/kg-embedding.service.js';
 import { KgFactory } from '../support/kg-factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -129,6 +130,35 @@ describe('review queue API: /admin/knowledge-graph/proposals', () => {
       expect(await kg.count('kg_node_provenance', 'node_id = $1 AND proposal_id = $2', [existing, kube])).toBe(1);
       expect(await kg.count('kg_mentions', 'node_id = $1', [existing])).toBe(1);
       expect(await kg.count('kg_node_signatures', "signature = 'kubernetess|technology' AND node_id = $1", [existing])).toBe(1);
+    });
+
+    it('shows entities whose embedding is close to the proposed name (same model only, above the threshold), once each', async () => {
+      const embeddings = t.app.get(KgEmbeddingService);
+      const storeVector = async (nodeId: string, model: string, vector: number[]) =>
+        t.dataSource.query('INSERT INTO kg_node_embeddings (node_id, model, dims, embedding) VALUES ($1, $2, $3, $4::vector)', [nodeId, model, vector.length, `[${vector.join(',')}]`]);
+      // Names that share no trigram with the proposal's, so only the vectors can bring them up.
+      const { model, vector } = await embeddings.embedName('Graph Database Engine', 'technology');
+      const nudged = vector.map((x, i) => (i % 7 === 0 ? x * 0.9 : x));
+      const close = await kg.node({ name: 'Quokka Harbour', type: 'technology' });
+      await storeVector(close, model, nudged);
+      const otherModel = await kg.node({ name: 'Velvet Lantern', type: 'technology' });
+      await storeVector(otherModel, 'some-other-model', vector);
+      const far = await kg.node({ name: 'Sourdough Starter', type: 'concept' });
+      await storeVector(far, model, (await embeddings.embedName('Sourdough bread recipe for a rainy Sunday', 'concept')).vector);
+      const named = await kg.node({ name: 'Graph Database Engine', type: 'concept' });
+      await storeVector(named, model, vector);
+
+      const p = await kg.passage('Storage Notes', 'Our graph database engine stores the wiki links.');
+      const id = await kg.nodeProposal({ name: 'Graph Database Engine', type: 'technology', support: [{ ...p, quote: 'graph database engine' }] });
+      const view = (await admin.get(`${BASE}/proposals/${id}`).expect(200)).body as { duplicates: { nodeId: string; how: string; score: number }[] };
+      const byNode = new Map(view.duplicates.map((d) => [d.nodeId, d]));
+      expect(byNode.get(close)).toMatchObject({ how: 'close embedding' });
+      expect(byNode.get(close)!.score).toBeGreaterThanOrEqual(0.85);
+      expect(byNode.get(close)!.score).toBeLessThan(1);
+      // Found by its name first: listed once, as a name match.
+      expect(view.duplicates.filter((d) => d.nodeId === named)).toEqual([expect.objectContaining({ how: 'same name' })]);
+      expect(byNode.has(otherModel)).toBe(false);
+      expect(byNode.has(far)).toBe(false);
     });
   });
 
