@@ -132,6 +132,13 @@ export class EnvironmentDto {
   KURATE_LLM_TIMEOUT_MS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(32)
+  @IsInt({ message: '$property must be a whole number of threads from 0 to 32' })
+  KURATE_BUILTIN_EXTRACTOR_THREADS?: number;
+
+  @IsOptional()
   @IsString()
   @MinLength(1)
   OLLAMA_HOST?: string;

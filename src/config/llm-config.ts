@@ -13,6 +13,8 @@ export interface LlmConfig {
   embedder: EmbedderKind;
   /** KURATE_LLM_TIMEOUT_MS: one call to Ollama or Anthropic is abandoned (and retried by the job) after this long. */
   timeoutMs: number;
+  /** KURATE_BUILTIN_EXTRACTOR_THREADS: worker threads running the built-in extractor (0: on the main thread). */
+  builtinThreads: number;
   ollama: {
     /** OLLAMA_HOST, normalised to a URL with a scheme and a port. */
     host: string;
@@ -39,6 +41,7 @@ export const DEFAULT_LLM_CONFIG: LlmConfig = {
   extractor: 'builtin',
   embedder: 'builtin',
   timeoutMs: 60_000,
+  builtinThreads: 1,
   ollama: { host: 'http://127.0.0.1:11434', model: 'qwen2.5:7b-instruct', embedModel: 'nomic-embed-text', embedDimensions: null },
   anthropic: { apiKey: null, model: 'claude-haiku-5-5', baseUrl: null, maxTokens: 4096 },
 };
@@ -55,6 +58,7 @@ export function llmConfigFrom(raw: EnvironmentDto): LlmConfig {
     extractor,
     embedder: raw.KURATE_EMBEDDER ?? DEFAULT_LLM_CONFIG.embedder,
     timeoutMs: raw.KURATE_LLM_TIMEOUT_MS ?? DEFAULT_LLM_CONFIG.timeoutMs,
+    builtinThreads: raw.KURATE_BUILTIN_EXTRACTOR_THREADS ?? DEFAULT_LLM_CONFIG.builtinThreads,
     ollama: {
       host: raw.OLLAMA_HOST === undefined ? DEFAULT_LLM_CONFIG.ollama.host : ollamaHost(raw.OLLAMA_HOST),
       model: raw.KURATE_OLLAMA_MODEL ?? DEFAULT_LLM_CONFIG.ollama.model,

@@ -2,6 +2,8 @@
 // Names come from link targets, already-approved entities, the page title, proper-noun phrases and noun
 // phrases (compromise's lexicon and pre-tagger); relations are only `related_to`, from sharing a sentence.
 import nlp from 'compromise/two';
+import { pathToFileURL } from 'node:url';
+import { Piscina } from 'piscina';
 import { sentenceRanges } from './evidence-matcher.js';
 import { nameKey, validateExtraction } from './extraction-validator.js';
 import { ExtractorError, type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from './extraction.types.js';
@@ -79,21 +81,63 @@ const STOP_NAMES = new Set([
   'part', 'kind', 'type', 'use', 'case', 'time', 'etc', 'e.g', 'i.e', 'ok', 'yes', 'no', 'todo', 'tip', 'warning', 'info',
 ]);
 
-/** The built-in, offline extractor. Same input, same output. */
+export interface BuiltinExtractorOptions {
+  /**
+   * Worker threads that run the extraction (KURATE_BUILTIN_EXTRACTOR_THREADS); 0 runs it on the calling thread. In a
+   * thread, its CPU no longer holds up the web requests and the database writes of the process.
+   */
+  threads: number;
+  /** The compiled worker module (builtin-extraction.worker.js); needed when `threads` > 0. */
+  workerFile?: string;
+}
+
+/** The built-in, offline extractor. Same input, same output, on the calling thread or in worker threads. */
 export class BuiltinExtractor implements Extractor {
   readonly name = 'builtin' as const;
   readonly model = BUILTIN_EXTRACTOR_MODEL;
+  readonly threads: number;
+  private readonly workerFile: string | undefined;
+  // Started on the first chunk, so that a web-only process (KURATE_ROLE=web) never starts threads.
+  private pool: Piscina<ExtractionRequest, ExtractionResult> | null = null;
+
+  constructor(options: BuiltinExtractorOptions = { threads: 0 }) {
+    if (options.threads > 0 && !options.workerFile) throw new Error('BuiltinExtractor: worker threads need the worker module\'s file');
+    this.threads = options.threads;
+    this.workerFile = options.workerFile;
+  }
 
   async extract(request: ExtractionRequest, signal?: AbortSignal): Promise<ExtractionResult> {
-    if (signal?.aborted) throw new ExtractorError('Extraction cancelled (builtin)', true);
-    const { entities, relations, dropped } = extractBuiltin(request);
-    const result = validateExtraction({ entities, relations }, request, {
-      extractor: this.name,
-      model: this.model,
-      limits: { entities: MAX_ENTITIES, relations: MAX_RELATIONS },
-    });
-    return { ...result, dropped: [...dropped, ...result.dropped] };
+    if (signal?.aborted) throw cancelled();
+    if (this.threads === 0) return runBuiltinExtraction(request);
+    this.pool ??= new Piscina({ filename: pathToFileURL(this.workerFile!).href, minThreads: this.threads, maxThreads: this.threads, idleTimeout: 60_000 });
+    try {
+      return await this.pool.run(request, signal ? { signal } : {});
+    } catch (error) {
+      if (signal?.aborted) throw cancelled();
+      // A thread that died (out of memory, a bug) is replaced by the pool; the job is retried.
+      throw new ExtractorError(`The built-in extractor's worker thread failed: ${error instanceof Error ? error.message : String(error)}`, true);
+    }
   }
+
+  /** Stops the worker threads (at shutdown). */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close({ force: true });
+  }
+}
+
+const cancelled = () => new ExtractorError('Extraction cancelled (builtin)', true);
+
+/** One chunk through the built-in extractor: its candidates, then the validation every backend's answer gets. */
+export function runBuiltinExtraction(request: ExtractionRequest): ExtractionResult {
+  const { entities, relations, dropped } = extractBuiltin(request);
+  const result = validateExtraction({ entities, relations }, request, {
+    extractor: 'builtin',
+    model: BUILTIN_EXTRACTOR_MODEL,
+    limits: { entities: MAX_ENTITIES, relations: MAX_RELATIONS },
+  });
+  return { ...result, dropped: [...dropped, ...result.dropped] };
 }
 
 /** The candidate entities and relations of one chunk, before validation. Exported for tests. */

@@ -75,6 +75,8 @@ export interface Extractor {
   readonly name: 'builtin' | 'ollama' | 'anthropic';
   readonly model: string;
   extract(request: ExtractionRequest, signal?: AbortSignal): Promise<ExtractionResult>;
+  /** Releases what the backend holds (worker threads), at shutdown. */
+  close?(): Promise<void>;
 }
 
 export class ExtractorError extends Error {

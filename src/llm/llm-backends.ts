@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../config/kurate-config.js';
 import type { LlmConfig } from '../config/llm-config.js';
 import { AnthropicExtractor } from './anthropic.extractor.js';
 import { BuiltinExtractor } from './builtin.extractor.js';
@@ -10,7 +13,7 @@ import { OllamaExtractor } from './ollama.extractor.js';
 export function createExtractor(config: LlmConfig): Extractor {
   switch (config.extractor) {
     case 'builtin':
-      return new BuiltinExtractor();
+      return new BuiltinExtractor({ threads: config.builtinThreads, workerFile: config.builtinThreads > 0 ? builtinWorkerFile() : undefined });
     case 'ollama':
       return new OllamaExtractor({ host: config.ollama.host, model: config.ollama.model, timeoutMs: config.timeoutMs });
     case 'anthropic':
@@ -23,6 +26,18 @@ export function createExtractor(config: LlmConfig): Extractor {
         timeoutMs: config.timeoutMs,
       });
   }
+}
+
+/**
+ * The compiled worker module beside this one (dist/llm/). Run from the TypeScript sources (the tests), there is none:
+ * KURATE_BUILTIN_EXTRACTOR_THREADS must then be 0.
+ */
+function builtinWorkerFile(): string {
+  const file = fileURLToPath(new URL('./builtin-extraction.worker.js', import.meta.url));
+  if (!existsSync(file)) {
+    throw new ConfigError(`KURATE_BUILTIN_EXTRACTOR_THREADS needs the compiled worker module ${file}: build the server (npm run build), or set KURATE_BUILTIN_EXTRACTOR_THREADS=0.`);
+  }
+  return file;
 }
 
 /** The embedder KURATE_EMBEDDER names. */

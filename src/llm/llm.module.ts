@@ -1,6 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { KurateConfig } from '../config/kurate-config.js';
-import { EMBEDDER, EXTRACTOR } from './extraction.types.js';
+import { EMBEDDER, EXTRACTOR, type Extractor } from './extraction.types.js';
 import { createEmbedder, createExtractor } from './llm-backends.js';
 
 /** Provides the configured Extractor (EXTRACTOR) and Embedder (EMBEDDER); inject them with @Inject(EXTRACTOR). */
@@ -11,4 +11,11 @@ import { createEmbedder, createExtractor } from './llm-backends.js';
   ],
   exports: [EXTRACTOR, EMBEDDER],
 })
-export class LlmModule {}
+export class LlmModule implements OnApplicationShutdown {
+  constructor(@Inject(EXTRACTOR) private readonly extractor: Extractor) {}
+
+  /** The built-in extractor's worker threads stop with the server. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.extractor.close?.();
+  }
+}

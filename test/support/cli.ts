@@ -48,36 +48,53 @@ export function kurate(target: CliTarget, ...args: string[]): Promise<CliRun> {
   });
 }
 
-const CLI_SOURCES = ['src/cli', 'src/pages/markdown'];
 const LOCK = path.join(ARTIFACTS_DIR, 'cli-build.lock');
 // Longer than any compile takes: a lock this old was left by a killed run.
 const STALE_LOCK_MS = 120_000;
+
+/** A module compiled on its own into dist/, as `nest build` would write it there. */
+interface CompiledModule {
+  /** The TypeScript entry, relative to the repository. */
+  entry: string;
+  /** The folders whose files it is built from (a newer one means compiling again). */
+  sources: string[];
+}
+
+const CLI: CompiledModule = { entry: 'src/cli/main.ts', sources: ['src/cli', 'src/pages/markdown'] };
+/** The module the built-in extractor's worker threads load. */
+export const BUILTIN_EXTRACTION_WORKER: CompiledModule = { entry: 'src/llm/builtin-extraction.worker.ts', sources: ['src/llm'] };
 
 /**
  * bin/kurate runs dist/cli/main.js. When that is missing or older than its sources, only the CLI and the Markdown
  * modules it uses are compiled into dist/ (what `nest build` would write there, in a second instead of a full build).
  * Test files run in parallel, so one compiles while the others wait for it (a lock directory in .test-artifacts).
  */
-export async function ensureCliBuilt(): Promise<void> {
-  if (cliIsFresh()) return;
+export function ensureCliBuilt(): Promise<string> {
+  return ensureCompiled(CLI);
+}
+
+/** Compiles one module (and what it imports) into dist/ unless it is there and newer than its sources; its path. */
+export async function ensureCompiled(module: CompiledModule): Promise<string> {
+  const output = path.join(REPO_ROOT, module.entry.replace(/^src\//, 'dist/').replace(/\.ts$/, '.js'));
+  if (isFresh(module, output)) return output;
   await withLock(async () => {
-    if (cliIsFresh()) return;
+    if (isFresh(module, output)) return;
     await run(
       'npx',
-      ['tsc', '--ignoreConfig', 'src/cli/main.ts', '--outDir', 'dist', '--rootDir', 'src', '--module', 'nodenext', '--moduleResolution', 'nodenext',
+      ['tsc', '--ignoreConfig', module.entry, '--outDir', 'dist', '--rootDir', 'src', '--module', 'nodenext', '--moduleResolution', 'nodenext',
         '--target', 'es2023', '--lib', 'es2023', '--types', 'node', '--strict', '--skipLibCheck', '--esModuleInterop', '--sourceMap',
         '--removeComments', '--resolveJsonModule', '--isolatedModules'],
       { cwd: REPO_ROOT },
     );
   });
+  return output;
 }
 
-function cliIsFresh(): boolean {
-  const entry = path.join(REPO_ROOT, 'dist/cli/main.js');
-  if (!existsSync(entry)) return false;
-  const sources = CLI_SOURCES.flatMap((dir) => filesUnder(path.join(REPO_ROOT, dir)));
+function isFresh(module: CompiledModule, output: string): boolean {
+  if (!existsSync(output)) return false;
+  const sources = module.sources.flatMap((dir) => filesUnder(path.join(REPO_ROOT, dir)));
   const newestSource = Math.max(...sources.map((file) => statSync(file).mtimeMs));
-  return statSync(entry).mtimeMs >= newestSource;
+  return statSync(output).mtimeMs >= newestSource;
 }
 
 async function withLock(work: () => Promise<void>): Promise<void> {

@@ -53,16 +53,23 @@ export function someIp(): string {
   return `10.${b[0]}.${b[1]}.${b[2]}`;
 }
 
+/**
+ * What every test app runs with unless its test says otherwise. The tests run the TypeScript sources, which have no
+ * compiled worker module for the built-in extractor's threads: it runs on the main thread (the same code;
+ * test/unit/builtin-extractor-threads.test.ts compiles the worker and runs it in threads).
+ */
+const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0' };
+
 /** Builds the configuration a test runs with: a fresh database of its own, quiet logs. */
 export async function freshTestConfig(env: Record<string, string> = {}): Promise<{ config: KurateConfig; drop: () => Promise<void> }> {
   const url = realPostgresUrl();
   if (url) {
     const database = `kurate_test_${randomBytes(6).toString('hex')}`;
     await adminQuery(`CREATE DATABASE ${database} TEMPLATE ${pgTemplateName()}`);
-    const config = loadConfig({ KURATE_LOG_LEVEL: 'error', ...env, DATABASE_URL: withDatabase(url, database), KURATE_DB_POOL_SIZE: '4' });
+    const config = loadConfig({ KURATE_LOG_LEVEL: 'error', ...TEST_DEFAULTS, ...env, DATABASE_URL: withDatabase(url, database), KURATE_DB_POOL_SIZE: '4' });
     return { config, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
   }
-  const config = loadConfig({ KURATE_LOG_LEVEL: 'error', ...env, KURATE_DATA_DIR: 'memory://' });
+  const config = loadConfig({ KURATE_LOG_LEVEL: 'error', ...TEST_DEFAULTS, ...env, KURATE_DATA_DIR: 'memory://' });
   if (config.database.kind === 'embedded') config.database.snapshot = pgliteTemplate();
   return { config, drop: async () => {} };
 }
