@@ -26,6 +26,8 @@ export interface Actor {
   via?: 'session' | 'token' | 'anonymous';
   /** The API token's id when `via` is 'token'. */
   tokenId?: string;
+  /** When `via` is 'token': when that token expires (null: never). A token cannot create one that outlives it. */
+  tokenExpiresAt?: Date | null;
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ userId: null, name: 'anonymous', role: null, via: 'anonymous' as const });

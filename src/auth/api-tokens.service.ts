@@ -52,6 +52,14 @@ export class ApiTokensService {
     if (expiresAt && expiresAt.getTime() - Date.now() > MAX_LIFETIME_MS) {
       throw new DomainException(DomainErrorCode.InvalidInput, 'expiresAt must be within ten years.');
     }
+    // A token that expires must not be able to extend its own life by minting another.
+    const limit = actor.via === 'token' ? actor.tokenExpiresAt : null;
+    if (limit && (!expiresAt || expiresAt > limit)) {
+      throw new DomainException(
+        DomainErrorCode.InvalidInput,
+        `This token expires at ${limit.toISOString()}: a token it creates cannot outlive it. Set expiresAt on or before that time, or create the token after logging in.`,
+      );
+    }
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const entity = await this.tokens.transaction(async (tx) => {
       const created = await this.tokens.insert(
@@ -97,7 +105,7 @@ export class ApiTokensService {
     if (!found || !user || found.revokedAt || user.disabledAt) return null;
     if (found.expiresAt && found.expiresAt <= new Date()) return null;
     await this.tokens.touch(found.id);
-    return { userId: user.id, name: user.displayName, role: lowerRole(user.role, scopeCeiling(found.scopes)), via: 'token', tokenId: found.id };
+    return { userId: user.id, name: user.displayName, role: lowerRole(user.role, scopeCeiling(found.scopes)), via: 'token', tokenId: found.id, tokenExpiresAt: found.expiresAt };
   }
 }
 

@@ -59,6 +59,19 @@ describe('personal API tokens', () => {
     await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'x', expiresAt: 'tomorrow' }).expect(400);
   });
 
+  it('never lets an expiring token create a token that outlives it', async () => {
+    const expiry = new Date(Date.now() + 3_600_000).toISOString();
+    const { body: parent } = await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'an hour', scopes: ['write'], expiresAt: expiry }).expect(201);
+    for (const expiresAt of [undefined, new Date(Date.now() + 7_200_000).toISOString()]) {
+      const refused = await t.http.post('/api/tokens').set(bearer(parent.token)).send({ name: 'longer', expiresAt }).expect(400);
+      expect(refused.body.message).toBe(`This token expires at ${expiry}: a token it creates cannot outlive it. Set expiresAt on or before that time, or create the token after logging in.`);
+    }
+    const child = await t.http.post('/api/tokens').set(bearer(parent.token)).send({ name: 'shorter', expiresAt: expiry }).expect(201);
+    expect(new Date(child.body.expiresAt).toISOString()).toBe(expiry);
+    // A token that never expires may create one that never expires.
+    await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'forever too' }).expect(201);
+  });
+
   it('refuses unknown, malformed and non-Bearer credentials with 401, on any route', async () => {
     await t.http.get('/api/pages').set(bearer('kur_nope')).expect(401);
     await t.http.get('/api/pages').set(bearer('not-even-a-kurate-token')).expect(401);
