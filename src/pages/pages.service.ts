@@ -5,7 +5,8 @@ import { DomainErrorCode, DomainException } from '../common/domain.exception.js'
 import type { Actor } from '../auth/actor.js';
 import { aliasesOf, clustersOf, parseFrontmatter, tagsOf } from './markdown/frontmatter.js';
 import { parsePageSource } from './page-source.js';
-import { linkKey, pageSlug, slugify } from './markdown/slug.js';
+import { rewriteWikilinks } from './markdown/link-rewrite.js';
+import { pageSlug, slugify } from './markdown/slug.js';
 import { extractLinks } from './markdown/wikilinks.js';
 import { PageLinksRepository, type LinkWrite } from './page-links.repository.js';
 import { PageChangeFeed } from './page-change-feed.js';
@@ -273,13 +274,6 @@ export class PagesService {
   private revisionOf(pageId: string, version: number, write: PageWrite, actor: Actor, message: string) {
     return { pageId, version, slug: write.slug, title: write.title, body: write.body, contentHash: write.contentHash, author: actor.name, message };
   }
-}
-
-/** Rewrites `[[Old]]`, `[[Old|label]]`, `[[Old#h]]` and `![[Old]]` whose target names the page, keeping label and heading. */
-export function rewriteWikilinks(body: string, keys: Set<string>, newTitle: string): string {
-  return body.replace(/(!?\[\[)([^\[\]|#\n]+)((?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\])/g, (whole, open: string, target: string, rest: string) =>
-    keys.has(linkKey(target)) ? `${open}${newTitle}${rest}` : whole,
-  );
 }
 
 function replaceFrontmatterTitle(body: string, title: string): string {
