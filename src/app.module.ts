@@ -7,6 +7,7 @@ import type { KurateConfig } from './config/kurate-config.js';
 import { DatabaseModule } from './db/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { KgModule } from './kg/kg.module.js';
+import { McpModule } from './mcp/mcp.module.js';
 import { PagesModule } from './pages/pages.module.js';
 import { PolicyModule } from './policy/policy.module.js';
 import { SearchModule } from './search/search.module.js';
@@ -16,7 +17,7 @@ export class AppModule {
   static forRoot(config: KurateConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, SearchModule, KgAdminModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, SearchModule, KgAdminModule, McpModule],
     };
   }
 }

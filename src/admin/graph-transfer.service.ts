@@ -54,6 +54,8 @@ export interface ImportRequest {
   predicateMap?: Record<string, string>;
   /** Validate and report only; nothing is written. */
   dryRun?: boolean;
+  /** Who proposes (kg_proposals.extractor): a file import, or an agent over /admin-mcp (its proposals are marked so in the queue). */
+  source?: 'import' | 'agent';
 }
 
 export interface ImportReport {
@@ -235,8 +237,8 @@ export class GraphTransferService {
         report.summary = `Import as pending proposals: ${report.nodes.accepted} node${report.nodes.accepted === 1 ? '' : 's'} and ${report.edges.accepted} edge${report.edges.accepted === 1 ? '' : 's'} accepted, ${report.nodes.existing + report.edges.existing} already known, ${report.nodes.refused.length + report.edges.refused.length} refused.`;
         if (report.dryRun || proposals.length === 0) return report;
         const j = await this.journal.open(tx, 'import', origin.actor, null, 'importing');
-        await this.transfer.insertProposals(j, proposals, 'import');
-        return this.finish(j, report, reason, origin);
+        await this.transfer.insertProposals(j, proposals, request.source ?? 'import');
+        return this.finish(j, report, reason, origin, request.source ?? 'import');
       }
 
       report.edges.accepted = edges.length;
@@ -256,8 +258,8 @@ export class GraphTransferService {
     });
   }
 
-  private async finish(j: Awaited<ReturnType<ReviewJournalRepository['open']>>, report: ImportReport, reason: string | null, origin: RequestOrigin): Promise<ImportReport> {
-    const counts = { mode: report.mode, reason, nodes: report.nodes.accepted, edges: report.edges.accepted, refused: report.nodes.refused.length + report.edges.refused.length };
+  private async finish(j: Awaited<ReturnType<ReviewJournalRepository['open']>>, report: ImportReport, reason: string | null, origin: RequestOrigin, source: 'import' | 'agent' = 'import'): Promise<ImportReport> {
+    const counts = { mode: report.mode, ...(source === 'agent' ? { source } : {}), reason, nodes: report.nodes.accepted, edges: report.edges.accepted, refused: report.nodes.refused.length + report.edges.refused.length };
     await this.journal.close(j, report.summary, counts, `import:${j.actionId}`);
     await this.audit.record(origin.actor, 'kg.import', `import:${j.actionId}`, { journal: j.actionId, summary: report.summary, ...counts }, origin.ip, j.tx);
     return { ...report, actionId: j.actionId };

@@ -45,6 +45,6 @@ import { UndoService } from './undo.service.js';
     ProposalsRepository, ReviewWritesRepository, CurationWritesRepository, EntitiesRepository, GraphTransferRepository, ReviewJournalRepository,
     ReviewQueueService, ReviewService, CurationService, UndoService, EntityPagesService, GraphTransferService, ReviewSchemaService, ReviewJobsService,
   ],
-  exports: [ReviewService, CurationService, UndoService],
+  exports: [ReviewService, CurationService, UndoService, ReviewQueueService, EntityPagesService, ReviewSchemaService, GraphTransferService],
 })
 export class KgAdminModule {}

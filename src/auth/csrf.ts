@@ -10,6 +10,8 @@ export const CSRF_HEADER = 'x-csrf-token';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const ANONYMOUS_SESSION_MS = 2 * 60 * 60 * 1000;
+// JSON APIs: /api and the MCP servers for agents (docs/mcp.md).
+const API_PATH = /^\/(api\/|knowledge-mcp$|admin-mcp$)/;
 // The synchronizer token lives in the session (req.session.csrfToken); csrf-sync makes and stores it.
 const { generateToken, getTokenFromState } = csrfSync({ size: 32 });
 
@@ -30,14 +32,14 @@ export function renewCsrfToken(request: Request): string {
 /**
  * Every state-changing request must carry the session's token (form field `_csrf` or header `x-csrf-token`), except:
  * - requests authenticated by `Authorization: Bearer` (a browser never sends that on its own);
- * - /api requests without any session state (no cookie, hence no ambient credentials to abuse).
+ * - /api and MCP requests without any session state (no cookie, hence no ambient credentials to abuse).
  * So forms always need it (login included), and JSON calls made with the session cookie need the header.
  */
 export function verifyCsrf(request: RequestWithActor, _response: Response, next: NextFunction): void {
   if (SAFE_METHODS.has(request.method) || request.actor?.via === 'token') return next();
   const stored = request.session ? getTokenFromState(request) : undefined;
   const hasSessionState = Boolean(request.session?.userId || stored);
-  if (!hasSessionState && request.path.startsWith('/api/')) return next();
+  if (!hasSessionState && API_PATH.test(request.path)) return next();
   const body = request.body as Record<string, unknown> | undefined;
   const fromBody = body && typeof body === 'object' ? body[CSRF_FIELD] : undefined;
   const sent = typeof fromBody === 'string' ? fromBody : request.headers[CSRF_HEADER];

@@ -5,6 +5,7 @@ import { withExamples } from './help.js';
 import { assertBatchSize, formatImportReport, importVault, MAX_BATCH_SIZE, type WikiSummary } from './import-command.js';
 import { CliError, KurateClient } from './kurate-client.js';
 import { registerKgCommands } from './kg-commands.js';
+import { registerMcpCommand } from './mcp-command.js';
 import { registerTokenCommands } from './token-commands.js';
 import { registerUserCommands } from './user-commands.js';
 
@@ -74,12 +75,14 @@ function buildProgram(): Command {
   registerUserCommands(program);
   registerTokenCommands(program);
   registerKgCommands(program);
+  registerMcpCommand(program);
   return withExamples(
     program,
     'kurate import ~/notes/my-vault',
     'KURATE_TOKEN=kur_… kurate user create ada@example.org --role author',
     'kurate token create --name laptop --scope write',
     'kurate kg extract --cluster docs',
+    'KURATE_TOKEN=kur_… kurate mcp',
   );
 }
 

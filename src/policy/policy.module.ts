@@ -24,6 +24,6 @@ import { PolicyService } from './policy.service.js';
   imports: [TypeOrmModule.forFeature([KgClusterPolicyEntity, KgPolicyAuditEntity, KgExcludedPageEntity]), KgTablesModule, PagesModule, AuditModule],
   controllers: [KgPolicyApiController, KgPolicyWebController],
   providers: [ClusterPolicyRepository, ExcludedPagesRepository, KgDerivationRepository, PolicyReconciler, PolicyService, PolicyImpactService],
-  exports: [PolicyService, PolicyReconciler],
+  exports: [PolicyService, PolicyReconciler, PolicyImpactService],
 })
 export class PolicyModule {}

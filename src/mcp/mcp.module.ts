@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module.js';
+import { KgAdminModule } from '../admin/kg-admin.module.js';
+import { KgModule } from '../kg/kg.module.js';
+import { PagesModule } from '../pages/pages.module.js';
+import { PolicyModule } from '../policy/policy.module.js';
+import { SearchModule } from '../search/search.module.js';
+import { AdminTools } from './admin-tools.js';
+import { AgentReadsRepository } from './agent-reads.repository.js';
+import { KnowledgeTools } from './knowledge-tools.js';
+import { McpController } from './mcp.controller.js';
+
+/** /knowledge-mcp and /admin-mcp: the MCP servers for agents, over the services the web UI uses (docs/mcp.md). */
+@Module({
+  imports: [PagesModule, SearchModule, KgModule, KgAdminModule, PolicyModule, AuditModule],
+  controllers: [McpController],
+  providers: [KnowledgeTools, AdminTools, AgentReadsRepository],
+})
+export class McpModule {}
