@@ -108,7 +108,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
   async onPageSaved(event: PageSavedEvent, tx: EntityManager): Promise<void> {
     const { page, change } = event;
     if (change === 'deleted') return;
-    if (!(await this.policy.isPageIncluded(page.id, tx))) return;
+    if (!(event.kgIncluded ?? (await this.policy.isPageIncluded(page.id, tx)))) return;
     const source = extractionSourceOf(page);
     const state = await this.repository.extractionState(page.id, tx);
     const trigger: ExtractionTrigger = { kind: 'save', previousSourceHash: state.record || !state.hasChunks ? null : await this.previousSourceHash(page.id, page.version, tx) };

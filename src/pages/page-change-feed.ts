@@ -1,6 +1,5 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
-import type { EntityManager } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
 
 const CHANNEL = 'kurate_page_changes';
@@ -34,9 +33,12 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
     return this.listening;
   }
 
-  /** Inside the write's transaction: the other processes hear of it when it commits. */
-  async announce(tx: EntityManager): Promise<void> {
-    if (this.config.database.kind === 'postgres') await tx.query(`NOTIFY ${CHANNEL}`);
+  /**
+   * The channel a page write notifies inside its transaction (the other processes hear of it when it commits), or
+   * null on the embedded database, where this process is the only one.
+   */
+  get announceChannel(): string | null {
+    return this.config.database.kind === 'postgres' ? CHANNEL : null;
   }
 
   /** After the write committed: this process's caches forget everything at once. */

@@ -49,12 +49,17 @@ const LINK_KEY_LOCKS = 7_104_263;
 export class PageLinksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Takes this transaction's turn on link keys (sorted, so two writers never wait on each other crosswise). */
-  async lockKeys(keys: string[], db: EntityManager): Promise<void> {
-    if (keys.length === 0) return;
+  /**
+   * Takes this transaction's turn on link keys (sorted, so two writers never wait on each other crosswise) and, with
+   * a channel, NOTIFYs it in the same statement (delivered when the transaction commits).
+   */
+  async lockKeys(keys: string[], db: EntityManager, notifyChannel: string | null = null): Promise<void> {
+    if (keys.length === 0 && notifyChannel === null) return;
     await db.query(
-      `SELECT pg_advisory_xact_lock(${LINK_KEY_LOCKS}, hashtext(k)) FROM (SELECT DISTINCT k FROM unnest($1::text[]) k ORDER BY k) keys`,
-      [keys],
+      `SELECT (SELECT count(pg_advisory_xact_lock(${LINK_KEY_LOCKS}, hashtext(k)))
+                 FROM (SELECT DISTINCT k FROM unnest($1::text[]) k ORDER BY k) keys) AS locked,
+              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, '') END AS notified`,
+      [keys, notifyChannel],
     );
   }
 

@@ -8,6 +8,11 @@ export interface PageSavedEvent {
   /** The page as this write left it (read inside the transaction). */
   page: PageEntity;
   change: PageChange;
+  /**
+   * Whether the page may feed the knowledge graph, as the inclusion policy's listener (which runs first) just decided
+   * in this transaction; undefined until it has.
+   */
+  kgIncluded?: boolean;
 }
 
 /** Another module's reaction to a page write (the inclusion policy, extraction). */

@@ -192,10 +192,9 @@ export class PagesService {
    */
   private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>): Promise<T> {
     const result = await this.pages.transaction(async (tx) => {
-      await this.links.lockKeys(linkKeys, tx);
-      const value = await work(tx);
-      await this.changeFeed.announce(tx);
-      return value;
+      // NOTIFY is delivered at commit, so announcing first is the same as announcing last, and shares a round trip.
+      await this.links.lockKeys(linkKeys, tx, this.changeFeed.announceChannel);
+      return work(tx);
     });
     this.changeFeed.committed();
     return result;

@@ -11,6 +11,8 @@ export interface ReconcileBatchResult {
   /** Pages that were excluded and now are not, and the reverse. */
   nowIncluded: string[];
   nowExcluded: string[];
+  /** For one page (reconcilePage): the page's id when it is included now, whether or not that changed; else empty. */
+  included: string[];
 }
 
 export interface PageWithExclusion extends PageFacts {
@@ -95,7 +97,7 @@ export class ExcludedPagesRepository {
       params.push(scope.pageId);
       filter += ' AND p.id = $4::uuid';
     }
-    const rows: { last_id: string | null; scanned: number; now_included: string[]; now_excluded: string[] }[] = await db.query(
+    const rows: { last_id: string | null; scanned: number; now_included: string[]; now_excluded: string[]; included: string[] }[] = await db.query(
       `${DECISION_SQL(filter)}
        , removed AS (
          DELETE FROM kg_excluded_pages x USING decided d
@@ -110,11 +112,12 @@ export class ExcludedPagesRepository {
        SELECT (SELECT t.id::text FROM target t ORDER BY t.id DESC LIMIT 1) AS last_id,
               (SELECT count(*) FROM target)::int AS scanned,
               (SELECT coalesce(array_agg(page_id::text), '{}') FROM removed) AS now_included,
-              (SELECT coalesce(array_agg(page_id::text), '{}') FROM upserted WHERE inserted) AS now_excluded`,
+              (SELECT coalesce(array_agg(page_id::text), '{}') FROM upserted WHERE inserted) AS now_excluded,
+              ${scope.kind === 'page' ? `(SELECT coalesce(array_agg(d.id::text), '{}') FROM decided d WHERE d.reason IS NULL)` : `'{}'::text[]`} AS included`,
       params,
     );
     const row = rows[0];
-    return { lastId: row.last_id, scanned: row.scanned, nowIncluded: row.now_included, nowExcluded: row.now_excluded };
+    return { lastId: row.last_id, scanned: row.scanned, nowIncluded: row.now_included, nowExcluded: row.now_excluded, included: row.included };
   }
 }
 

@@ -77,9 +77,10 @@ export class PolicyReconciler implements PageSaveListener, OnModuleInit, OnAppli
     if (!this.changeListeners.includes(listener)) this.changeListeners.push(listener);
   }
 
-  /** Page saves: the page's row changes in the same transaction as the page. */
+  /** Page saves: the page's row changes in the same transaction as the page; the decision goes on with the event. */
   async onPageSaved(event: PageSavedEvent, tx: EntityManager): Promise<void> {
-    await this.excludedPages.reconcilePage(event.page.id, this.patternSource(), tx);
+    const result = await this.excludedPages.reconcilePage(event.page.id, this.patternSource(), tx);
+    event.kgIncluded = result.included.includes(event.page.id);
   }
 
   reconcileCluster(cluster: string): Promise<ReconcileSummary> {
