@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 // A cycle with kurate-config.ts, harmless: ConfigError is only used when loadConfig runs.
 import { ConfigError } from './kurate-config.js';
 import type { EMBEDDER_KINDS, EnvironmentDto, EXTRACTOR_KINDS } from './environment.dto.js';
@@ -13,7 +14,11 @@ export interface LlmConfig {
   embedder: EmbedderKind;
   /** KURATE_LLM_TIMEOUT_MS: one call to Ollama or Anthropic is abandoned (and retried by the job) after this long. */
   timeoutMs: number;
-  /** KURATE_BUILTIN_EXTRACTOR_THREADS: worker threads running the built-in extractor (0: on the main thread). */
+  /**
+   * KURATE_BUILTIN_EXTRACTOR_THREADS: worker threads running the built-in extractor (0: on the main thread). Unset:
+   * one thread on a machine with 4 cores or more, none below (handing chunks to a thread costs more CPU than it frees
+   * when there is no idle core: bench/RESULTS.md).
+   */
   builtinThreads: number;
   ollama: {
     /** OLLAMA_HOST, normalised to a URL with a scheme and a port. */
@@ -41,7 +46,7 @@ export const DEFAULT_LLM_CONFIG: LlmConfig = {
   extractor: 'builtin',
   embedder: 'builtin',
   timeoutMs: 60_000,
-  builtinThreads: 1,
+  builtinThreads: availableParallelism() >= 4 ? 1 : 0,
   ollama: { host: 'http://127.0.0.1:11434', model: 'qwen2.5:7b-instruct', embedModel: 'nomic-embed-text', embedDimensions: null },
   anthropic: { apiKey: null, model: 'claude-haiku-5-5', baseUrl: null, maxTokens: 4096 },
 };

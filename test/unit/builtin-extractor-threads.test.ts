@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
@@ -70,13 +71,14 @@ describe('the built-in extractor in worker threads (KURATE_BUILTIN_EXTRACTOR_THR
     expect(await threaded.extract(requests[2])).toEqual(await new BuiltinExtractor().extract(requests[2]));
   });
 
-  it('is configured by KURATE_BUILTIN_EXTRACTOR_THREADS (default 1), and says how to fix a setting it cannot run', () => {
-    expect(loadConfig({}).llm.builtinThreads).toBe(1);
+  it('is configured by KURATE_BUILTIN_EXTRACTOR_THREADS (default: 1 from 4 cores up, else 0), and says how to fix a setting it cannot run', () => {
+    expect(loadConfig({}).llm.builtinThreads).toBe(availableParallelism() >= 4 ? 1 : 0);
+    expect(loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '2' }).llm.builtinThreads).toBe(2);
     expect(loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '0' }).llm.builtinThreads).toBe(0);
     expect(() => loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '-1' })).toThrow(/KURATE_BUILTIN_EXTRACTOR_THREADS must not be less than 0/);
     expect(() => loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: 'two' })).toThrow(ConfigError);
     // Run from the TypeScript sources there is no compiled worker module beside src/llm/.
-    expect(() => createExtractor(loadConfig({}).llm)).toThrow(/KURATE_BUILTIN_EXTRACTOR_THREADS needs the compiled worker module .*builtin-extraction\.worker\.js: build the server \(npm run build\), or set KURATE_BUILTIN_EXTRACTOR_THREADS=0\./);
+    expect(() => createExtractor(loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '1' }).llm)).toThrow(/KURATE_BUILTIN_EXTRACTOR_THREADS needs the compiled worker module .*builtin-extraction\.worker\.js: build the server \(npm run build\), or set KURATE_BUILTIN_EXTRACTOR_THREADS=0\./);
     expect(createExtractor(loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '0' }).llm)).toMatchObject({ name: 'builtin', threads: 0 });
   });
 });
