@@ -7,6 +7,7 @@ import { PagesService } from '../src/pages/pages.service.js';
 import { SearchService } from '../src/search/search.service.js';
 import { REPO_ROOT } from '../test/support/database.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
+import { setPolicy, startWorker, waitForJobs } from '../test/e2e/kg-test-helpers.js';
 import { markdownTable, scoreRanking, summarise, type QueryScores } from './metrics.js';
 
 interface LabelledQuery {
@@ -20,10 +21,7 @@ const FOAM_DOCS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
 const QUERIES: LabelledQuery[] = JSON.parse(readFileSync(path.resolve(REPO_ROOT, 'eval/foam-queries.json'), 'utf8')).queries;
 const KINDS = ['paraphrase', 'keyword', 'linked', 'alias'] as const;
 
-/**
- * One way of answering a query with ranked page slugs. Add vector, hybrid and hybrid + graph here when they exist:
- * each is a name and a function over the running application.
- */
+/** One way of answering a query with ranked page slugs: a name and a function over the running application. */
 interface SearchConfiguration {
   name: string;
   search(t: TestApp, query: string): Promise<string[]>;
@@ -32,8 +30,37 @@ interface SearchConfiguration {
 const CONFIGURATIONS: SearchConfiguration[] = [
   // The ranker search shipped before BM25 (strict-then-any tsquery, ts_rank_cd): the baseline the new one must beat.
   { name: 'lexical-tsrank (before)', search: async (t, q) => (await t.app.get(PagesService).fullTextSearch(q, 10, 0)).hits.map((hit) => hit.slug) },
-  { name: 'lexical-bm25', search: async (t, q) => (await t.app.get(SearchService).search(q, 1, 10)).hits.map((hit) => hit.slug) },
+  ...(
+    [
+      ['lexical-bm25', { lexical: 1, vector: 0, graph: 0 }],
+      ['lexical, vector when no word matches', {}],
+      ['vector', { lexical: 0, vector: 1, graph: 0 }],
+      ['hybrid', { lexical: 1, vector: 1, graph: 0 }],
+      ['hybrid+graph', { lexical: 1, vector: 1, graph: 1 }],
+      // A coarse sweep of the weights (never of single queries): does a lighter vector or graph list help?
+      ['hybrid (vector 0.5)', { lexical: 1, vector: 0.5, graph: 0 }],
+      ['hybrid (vector 0.25)', { lexical: 1, vector: 0.25, graph: 0 }],
+      ['hybrid (vector 0.25) + graph 0.25', { lexical: 1, vector: 0.25, graph: 0.25 }],
+      ['lexical + graph', { lexical: 1, vector: 0, graph: 1 }],
+    ] as const
+  ).map(([name, weights]) => ({
+    name,
+    search: async (t: TestApp, q: string) => (await t.app.get(SearchService).search(q, 1, 10, { weights: weights as { lexical?: number }, linkedSlots: 0 })).hits.map((hit) => hit.slug),
+  })),
+  // The Page Graph instead of the knowledge graph: slots (ranks 4, 7, 10) for pages the best three hits link to.
+  ...[1, 2, 3].map((slots) => ({
+    name: `lexical, vector when no word matches, ${slots} linked slot${slots === 1 ? '' : 's'}`,
+    search: async (t: TestApp, q: string) => (await t.app.get(SearchService).search(q, 1, 10, { linkedSlots: slots })).hits.map((hit) => hit.slug),
+  })),
+  // What the server does with no KURATE_SEARCH_* set.
+  { name: 'default configuration', search: async (t, q) => (await t.app.get(SearchService).search(q, 1, 10)).hits.map((hit) => hit.slug) },
 ];
+
+// How the knowledge graph is built for the evaluation, as an admin would: include the Foam docs' clusters, let the
+// built-in extractor (and the built-in hashing embedder) run, then approve in bulk every proposal at or above this
+// confidence (nodes, then edges). Pages outside a cluster (the vault's root) stay excluded by the default policy.
+const INCLUDED_CLUSTERS = ['user', 'dev'];
+const APPROVE_AT = Number(process.env.KURATE_EVAL_APPROVE_AT ?? 0.7);
 
 describe('search evaluation over the Foam docs', () => {
   let t: TestApp;
@@ -47,6 +74,26 @@ describe('search evaluation over the Foam docs', () => {
     for (let i = 0; i < pages.length; i += 100) {
       await author.post('/api/import').send({ pages: pages.slice(i, i + 100) }).expect(200);
     }
+    const admin = await t.as('admin');
+    await startWorker(t);
+    for (const cluster of INCLUDED_CLUSTERS) await setPolicy(admin, cluster, 'include');
+    await waitForJobs(t, { timeoutMs: 600_000 });
+    for (let round = 0; round < 20; round++) {
+      const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM kg_proposals WHERE status = 'pending' AND confidence >= $1`, [APPROVE_AT]);
+      if (n === 0) break;
+      await admin.post('/admin/knowledge-graph/proposals/bulk').send({ action: 'approve', minConfidence: APPROVE_AT }).expect(200);
+    }
+    const [graph] = await t.dataSource.query(
+      `SELECT (SELECT count(*) FROM pages WHERE deleted_at IS NULL)::int AS pages,
+              (SELECT count(*) FROM kg_visible_pages v WHERE v.deleted_at IS NULL)::int AS included,
+              (SELECT count(*) FROM kg_content_chunks WHERE embedding IS NOT NULL)::int AS chunks,
+              (SELECT count(*) FROM kg_proposals)::int AS proposals,
+              (SELECT count(*) FROM kg_nodes)::int AS nodes,
+              (SELECT count(*) FROM kg_edges WHERE kind = 'typed')::int AS typed_edges,
+              (SELECT count(*) FROM kg_edges WHERE kind = 'co_mention')::int AS co_mention_edges,
+              (SELECT count(*) FROM kg_mentions WHERE node_id IS NOT NULL)::int AS linked_mentions`,
+    );
+    console.log(`\nGraph for the evaluation (clusters ${INCLUDED_CLUSTERS.join(', ')} included, proposals with confidence ≥ ${APPROVE_AT} approved): ${JSON.stringify(graph)}\n`);
   });
 
   afterAll(async () => {

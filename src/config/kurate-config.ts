@@ -5,6 +5,7 @@ import { EnvironmentDto, LOG_LEVELS } from './environment.dto.js';
 import { DEFAULT_POLICY_CONFIG, policyConfigFrom, type PolicyConfig } from './policy-config.js';
 import { DEFAULT_LLM_CONFIG, llmConfigFrom, type LlmConfig } from './llm-config.js';
 import { DEFAULT_EXTRACTION_CONFIG, extractionConfigFrom, type ExtractionConfig } from './extraction-config.js';
+import { DEFAULT_SEARCH_CONFIG, searchConfigFrom, type SearchConfig } from './search-config.js';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -35,6 +36,7 @@ export class KurateConfig {
     readonly policy: PolicyConfig = DEFAULT_POLICY_CONFIG,
     readonly llm: LlmConfig = DEFAULT_LLM_CONFIG,
     readonly extraction: ExtractionConfig = DEFAULT_EXTRACTION_CONFIG,
+    readonly search: SearchConfig = DEFAULT_SEARCH_CONFIG,
   ) {}
 }
 
@@ -75,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     policyConfigFrom(raw),
     llm,
     extractionConfigFrom(raw, llm.extractor, database.kind),
+    searchConfigFrom(env),
   );
 }
 

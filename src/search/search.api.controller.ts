@@ -1,7 +1,10 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator.js';
-import { SearchQueryDto, SearchSuggestQueryDto } from './search.dto.js';
+import type { Actor } from '../auth/actor.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
+import { searchOptionsOf } from './search-request.js';
+import { SearchQueryDto, SearchResultDto, SearchSuggestQueryDto } from './search.dto.js';
 import { SearchService } from './search.service.js';
 
 @ApiTags('search')
@@ -11,8 +14,10 @@ export class SearchApiController {
 
   @Get()
   @Access('read')
-  search(@Query() query: SearchQueryDto) {
-    return this.searchService.search(query.q ?? '', query.page ?? 1, query.perPage ?? 20, { explain: query.explain === 'true' });
+  @ApiOkResponse({ type: SearchResultDto })
+  @ApiForbiddenResponse({ description: 'includeExcluded=true without the admin role.' })
+  search(@Query() query: SearchQueryDto, @CurrentActor() actor: Actor) {
+    return this.searchService.search(query.q ?? '', query.page ?? 1, query.perPage ?? 20, searchOptionsOf(query, actor));
   }
 
   @Get('suggest')

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { PageLink } from './linked-slots.js';
 
 /** BM25 parameters and the per-field boosts (the search vector weights title A, aliases and tags B, body C). */
 export interface LexicalRankerSettings {
@@ -12,16 +13,31 @@ export interface LexicalRankerSettings {
 
 export const DEFAULT_LEXICAL_RANKER: LexicalRankerSettings = { k1: 1.2, b: 0.75, titleBoost: 3, aliasBoost: 2 };
 
+/** Narrowing a search to a cluster (or a sub-cluster), a tag, or a page type. */
+export interface SearchFilters {
+  cluster?: string;
+  tag?: string;
+  type?: string;
+}
+
 export interface LexicalHit {
+  pageId: string;
+  score: number;
+  /** Each matched query lexeme and what it added to the score. */
+  terms: { term: string; contribution: number }[];
+}
+
+/** What a result shows: the page, a snippet (plain text, matches between ⟦ and ⟧) and the section it comes from. */
+export interface PageCard {
+  pageId: string;
   slug: string;
   title: string;
   cluster: string | null;
   tags: string[];
-  /** Plain text with the matched words between ⟦ and ⟧. */
+  type: string | null;
   snippet: string;
-  score: number;
-  /** Each matched query lexeme and what it added to the score. */
-  terms: { term: string; contribution: number }[];
+  /** The heading path of the chunk the snippet comes from (empty: the page's top, or no chunk). */
+  headingPath: string[];
 }
 
 export interface TitleSuggestion {
@@ -33,68 +49,169 @@ export interface TitleSuggestion {
 // Snippets come from the Markdown, not the YAML block at the top.
 const BODY_WITHOUT_FRONTMATTER = `regexp_replace(p.body, '^\\uFEFF?---\\r?\\n.*?\\r?\\n(---|\\.\\.\\.)[ \\t]*(\\r?\\n|$)', '')`;
 
-/** The SQL of reader search: a BM25-like ranker over the pages' search vectors, and fuzzy titles (pg_trgm). */
+/**
+ * How much one page's occurrences of a term can weigh (BM25's saturated, length-normalised term frequency with the
+ * default boosts and a fixed typical length): the order of `page_search_terms_impact_idx` (migrations/0007), which
+ * this text must match exactly for PostgreSQL to read a term's best pages straight from that index.
+ */
+const TERM_IMPACT = `((d.tf_a * 3 + d.tf_b * 2 + d.tf_c)::real / ((d.tf_a * 3 + d.tf_b * 2 + d.tf_c) + 1.2 * (0.25 + 0.75 * d.length / 400.0)))`;
+
+/** One term's BM25 contribution in one page, from a page_search_terms row `r` (parameters $4 k1, $5 b, $6/$7 boosts). */
+function termScore(r: string, idf: string): string {
+  const tf = `(${r}.tf_a * $6::float8 + ${r}.tf_b * $7::float8 + ${r}.tf_c)`;
+  return `${idf} * ${tf} * ($4::float8 + 1) / (${tf} + $4::float8 * (1 - $5::float8 + $5::float8 * ${r}.length / c.avgdl))`;
+}
+
+/**
+ * Runs a query with PostgreSQL's JIT off (in a transaction of its own, SET LOCAL). The search queries' cost estimates
+ * are high enough for the JIT to compile them, which takes longer than running them (tens of milliseconds).
+ */
+export function withoutJit<T>(dataSource: DataSource, sql: string, params: unknown[]): Promise<T> {
+  return dataSource.transaction(async (tx) => {
+    await tx.query('SET LOCAL jit = off');
+    return tx.query(sql, params) as Promise<T>;
+  });
+}
+
+/** The SQL condition on page alias `p` for these filters, its parameters numbered from `first`. */
+export function pageFilterSql(filters: SearchFilters, first: number): { sql: string; params: string[] } {
+  const parts: string[] = [];
+  const params: string[] = [];
+  if (filters.cluster) parts.push(`$${first + params.push(filters.cluster) - 1} = ANY (p.clusters)`);
+  if (filters.tag) parts.push(`$${first + params.push(filters.tag) - 1} = ANY (p.tags)`);
+  if (filters.type) parts.push(`p.page_type = $${first + params.push(filters.type) - 1}`);
+  return { sql: parts.length ? parts.join(' AND ') : 'true', params };
+}
+
+/** The SQL of reader search: a BM25-like ranker over per-page term statistics, fuzzy titles (pg_trgm), result cards. */
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Pages matching any of the words (OR: a question never needs every word), ranked by BM25 with the title and
-   * alias/tag boosts applied to term frequency before saturation (BM25F-like). Document frequencies, the page count
-   * and the average length are read from the database per query, so every web process ranks alike.
-   * `words` and `excluded` are free text; PostgreSQL stems them and drops stop words.
+   * Live pages matching any of the words (OR: a question never needs every word), best `limit` first, ranked by BM25
+   * with the title and alias/tag boosts applied to term frequency before saturation (BM25F-like). Term and document
+   * frequencies come from `page_search_terms`, the live-page count and average length from `page_search_stats`
+   * (both kept by triggers in each page write's transaction), so every web process ranks alike. `words` and
+   * `excluded` are free text; PostgreSQL stems them and drops stop words.
+   *
+   * Candidates: for each query term only its `max(300, 2·limit)` highest-impact pages (an index ordered by the
+   * saturated, length-normalised term frequency); the `2·limit` pages those heads score best are then scored exactly
+   * over all terms. A page outside the heads, or ranked low by them, could in principle be missed (WAND-like
+   * engines make the same trade); with filters, every matching page is a candidate and scored exactly.
    */
-  async lexicalSearch(words: string, excluded: string, limit: number, offset: number, settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER): Promise<{ hits: LexicalHit[]; total: number }> {
-    const rows: (LexicalHit & { total: number })[] = await this.dataSource.query(
-      `WITH terms AS MATERIALIZED (
-              SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $1)) u),
-            q AS (
-              SELECT NULLIF(replace(plainto_tsquery('english', $1)::text, '&', '|'), '')::tsquery AS anyq,
-                     NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS notq),
-            corpus AS MATERIALIZED (
-              SELECT (SELECT count(*) FROM pages WHERE deleted_at IS NULL) AS n,
-                     (SELECT greatest(avg(length), 1) FROM page_search_stats) AS avgdl),
+  async lexicalSearch(words: string, excluded: string, limit: number, filters: SearchFilters = {}, settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER): Promise<{ hits: LexicalHit[]; total: number }> {
+    const filter = pageFilterSql(filters, 9);
+    // With filters every matching page is a candidate; without, each term's head, and the best of those re-scored.
+    const candidates = filter.params.length
+      ? `SELECT DISTINCT d.page_id FROM idf i JOIN page_search_terms d ON d.lexeme = i.lexeme
+          WHERE $8::int > 0 AND EXISTS (SELECT 1 FROM pages p WHERE p.id = d.page_id AND ${filter.sql})`
+      : `SELECT h.page_id FROM idf i CROSS JOIN LATERAL (
+           SELECT d.page_id, d.lexeme, d.tf_a, d.tf_b, d.tf_c, d.length FROM page_search_terms d
+            WHERE d.lexeme = i.lexeme ORDER BY ${TERM_IMPACT} DESC LIMIT $8::int) h CROSS JOIN corpus c,
+           LATERAL (SELECT ${termScore('h', 'i.idf')} AS contribution) x
+          WHERE NOT EXISTS (SELECT 1 FROM unwanted u JOIN page_search_terms nx ON nx.lexeme = u.lexeme AND nx.page_id = h.page_id)
+          GROUP BY h.page_id ORDER BY sum(x.contribution) DESC LIMIT 2 * $3::int`;
+    const rows = await withoutJit<(LexicalHit & { total: number })[]>(
+      this.dataSource,
+      `WITH terms AS MATERIALIZED (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $1)) u),
+            unwanted AS MATERIALIZED (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $2)) u),
+            corpus AS MATERIALIZED (SELECT count(*) AS n, greatest(avg(length), 1) AS avgdl FROM page_search_stats),
             idf AS MATERIALIZED (
-              SELECT t.lexeme,
-                     ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf
+              SELECT t.lexeme, ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf
                 FROM terms t, corpus c,
-                     LATERAL (SELECT count(*) AS df FROM pages p
-                               WHERE p.deleted_at IS NULL AND p.search @@ quote_literal(t.lexeme)::tsquery) df),
-            candidates AS MATERIALIZED (
-              SELECT p.id, p.search, s.length
-                FROM pages p JOIN page_search_stats s ON s.page_id = p.id, q
-               WHERE p.deleted_at IS NULL AND q.anyq IS NOT NULL AND p.search @@ q.anyq
-                 AND (q.notq IS NULL OR NOT p.search @@ q.notq)),
-            per_term AS (
-              SELECT c.id, i.lexeme,
-                     i.idf * tf.tf * ($5::float8 + 1) / (tf.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.length / corpus.avgdl)) AS contribution
-                FROM candidates c, corpus,
-                     LATERAL unnest(c.search) u
-                     JOIN idf i ON i.lexeme = u.lexeme,
-                     LATERAL (SELECT sum(CASE w WHEN 'A' THEN $7::float8 WHEN 'B' THEN $8::float8 ELSE 1 END) AS tf
-                                FROM unnest(CASE WHEN cardinality(u.weights) = 0 THEN ARRAY['D'] ELSE u.weights END) w) tf),
+                     LATERAL (SELECT count(*) AS df FROM page_search_terms d WHERE d.lexeme = t.lexeme) df),
+            candidates AS MATERIALIZED (${candidates}),
+            per_term AS MATERIALIZED (
+              SELECT pt.page_id, pt.lexeme, ${termScore('pt', 'i.idf')} AS contribution
+                FROM candidates k CROSS JOIN idf i JOIN page_search_terms pt ON pt.lexeme = i.lexeme AND pt.page_id = k.page_id CROSS JOIN corpus c
+               WHERE NOT EXISTS (SELECT 1 FROM unwanted u JOIN page_search_terms nx ON nx.lexeme = u.lexeme AND nx.page_id = pt.page_id)),
             scored AS (
-              SELECT id, sum(contribution) AS score,
-                     jsonb_agg(jsonb_build_object('term', lexeme, 'contribution', round(contribution::numeric, 4)) ORDER BY contribution DESC) AS terms,
-                     count(*) OVER () AS total
-                FROM per_term GROUP BY id
-               ORDER BY score DESC, id
-               LIMIT $3::int OFFSET $4::int)
-       SELECT p.slug, p.title, p.cluster, p.tags, s.score::float8 AS score, s.terms, s.total::int AS total,
-              ts_headline('english', ${BODY_WITHOUT_FRONTMATTER}, q.anyq,
-                'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
-         FROM scored s JOIN pages p ON p.id = s.id, q
-        ORDER BY s.score DESC, p.title`,
-      [words, excluded, limit, offset, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost],
+              SELECT page_id, sum(contribution) AS score FROM per_term GROUP BY page_id
+               ORDER BY score DESC, page_id LIMIT $3::int)
+       SELECT s.page_id AS "pageId", s.score::float8 AS score,
+              (SELECT jsonb_agg(jsonb_build_object('term', pt.lexeme, 'contribution', round(pt.contribution::numeric, 4)) ORDER BY pt.contribution DESC)
+                 FROM per_term pt WHERE pt.page_id = s.page_id) AS terms,
+              ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id) FROM page_search_terms d
+                 WHERE d.lexeme IN (SELECT lexeme FROM terms)
+                   AND NOT EXISTS (SELECT 1 FROM unwanted u JOIN page_search_terms nx ON nx.lexeme = u.lexeme AND nx.page_id = d.page_id))`}::int AS total
+         FROM scored s
+        ORDER BY s.score DESC, s.page_id`,
+      [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), ...filter.params],
     );
     return { hits: rows.map(({ total: _total, ...hit }) => hit), total: rows[0]?.total ?? 0 };
   }
 
-  /** Live pages whose title or an alias resembles the text (pg_trgm word similarity), most similar first. */
-  async similarTitles(text: string, limit: number, threshold = 0.45): Promise<TitleSuggestion[]> {
+  /** Live page ids that hold one of the `-excluded` words (they leave every list, not only the lexical one). */
+  async pagesWithWords(pageIds: string[], words: string): Promise<Set<string>> {
+    if (pageIds.length === 0 || !words.trim()) return new Set();
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT pt.page_id AS id FROM page_search_terms pt
+        WHERE pt.page_id = ANY ($1::uuid[]) AND pt.lexeme IN (SELECT u.lexeme FROM unnest(to_tsvector('english', $2)) u)`,
+      [pageIds, words],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** Live page ids among these that pass the filters, in no particular order. */
+  async pagesMatching(pageIds: string[], filters: SearchFilters): Promise<Set<string>> {
+    if (pageIds.length === 0) return new Set();
+    const filter = pageFilterSql(filters, 2);
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT p.id FROM pages p WHERE p.id = ANY ($1::uuid[]) AND p.deleted_at IS NULL AND ${filter.sql}`,
+      [pageIds, ...filter.params],
+    );
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /**
+   * The cards of the results shown, in the given order: the snippet comes from the given chunk (vector search's
+   * closest), else from the chunk that best matches the words, else from the page's text. Chunks are read from
+   * `kg_visible_chunks` unless `includeExcluded` (an admin's explicit bypass).
+   */
+  async pageCards(wanted: { pageId: string; chunkId: string | null }[], words: string, includeExcluded: boolean): Promise<PageCard[]> {
+    if (wanted.length === 0) return [];
+    const chunks = includeExcluded ? 'kg_content_chunks' : 'kg_visible_chunks';
     return this.dataSource.query(
-      `SELECT slug, title, similarity::float8 AS similarity FROM (
-         SELECT p.slug, p.title,
+      `WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
+            wanted AS (SELECT x.page_id, x.chunk_id, x.ord FROM jsonb_to_recordset($1::jsonb) AS x(page_id uuid, chunk_id bigint, ord int))
+       SELECT p.id AS "pageId", p.slug, p.title, p.cluster, p.tags, p.page_type AS type,
+              coalesce(ch.heading_path, '{}') AS "headingPath",
+              CASE WHEN q.anyq IS NULL THEN left(coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}), 240)
+                   ELSE ts_headline('english', coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}), q.anyq,
+                          'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') END AS snippet
+         FROM wanted w JOIN pages p ON p.id = w.page_id CROSS JOIN q
+         LEFT JOIN LATERAL (
+              SELECT c.heading_path, c.text FROM ${chunks} c
+               WHERE c.page_id = p.id AND (c.id = w.chunk_id OR (w.chunk_id IS NULL AND q.anyq IS NOT NULL AND c.search @@ q.anyq))
+               ORDER BY (c.id = w.chunk_id) DESC NULLS LAST, ts_rank(c.search, coalesce(q.anyq, ''::tsquery)) DESC, c.position
+               LIMIT 1) ch ON true
+        ORDER BY w.ord`,
+      [JSON.stringify(wanted.map((w, ord) => ({ page_id: w.pageId, chunk_id: w.chunkId, ord }))), words],
+    );
+  }
+
+  /**
+   * The Page Graph's links from these pages to live pages that pass the filters, with each target's inlink count
+   * (page_links is the Page Graph's own table; read here like `pages`, for ranking only).
+   */
+  linksFrom(pageIds: string[], filters: SearchFilters): Promise<PageLink[]> {
+    if (pageIds.length === 0) return Promise.resolve([]);
+    const filter = pageFilterSql(filters, 2);
+    return this.dataSource.query(
+      `SELECT DISTINCT l.from_page_id AS "fromId", l.resolved_page_id AS "toId",
+              (SELECT count(DISTINCT i.from_page_id) FROM page_links i WHERE i.resolved_page_id = l.resolved_page_id)::int AS inlinks
+         FROM page_links l JOIN pages p ON p.id = l.resolved_page_id
+        WHERE l.from_page_id = ANY ($1::uuid[]) AND l.resolved_page_id <> l.from_page_id AND p.deleted_at IS NULL AND ${filter.sql}`,
+      [pageIds, ...filter.params],
+    );
+  }
+
+  /** Live pages whose title or an alias resembles the text (pg_trgm word similarity), most similar first. */
+  async similarTitles(text: string, limit: number, threshold = 0.45): Promise<(TitleSuggestion & { pageId: string })[]> {
+    return this.dataSource.query(
+      `SELECT id AS "pageId", slug, title, similarity::float8 AS similarity FROM (
+         SELECT p.id, p.slug, p.title,
                 greatest(word_similarity(lower($1), lower(p.title)),
                          coalesce((SELECT max(word_similarity(lower($1), lower(a))) FROM unnest(p.aliases) a), 0)) AS similarity
            FROM pages p WHERE p.deleted_at IS NULL) s

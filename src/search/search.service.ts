@@ -1,31 +1,76 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { KurateConfig } from '../config/kurate-config.js';
+import type { SearchConfig } from '../config/search-config.js';
+import { EMBEDDER, type Embedder } from '../llm/extraction.types.js';
+import { slugify } from '../pages/markdown/slug.js';
+import { closestFirst, nextHop, queryWindows, rankPagesByEntities, type EntityReach } from './graph-proximity.js';
+import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
+import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';
 import { parseSearchQuery } from './search-query.js';
-import { SearchRepository } from './search.repository.js';
+import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
+import { SearchVectorRepository } from './search-vector.repository.js';
+import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';
 
 export interface SearchHit {
   slug: string;
   title: string;
   cluster: string | null;
   tags: string[];
+  type: string | null;
   /** Safe HTML: escaped text with the matched words in <mark>. */
   snippetHtml: string;
+  /** The fused score (weighted reciprocal ranks), or a title's similarity for `fuzzy-title` hits. */
   score: number;
   url: string;
-  /** With `explain`: how the hit was found and what each matched term added. */
+  /** The section the snippet comes from: the page URL with the heading's anchor (the page URL when none). */
+  sectionUrl: string;
+  /** The heading path of that section (empty: the page's top). */
+  section: string[];
+  /** With `explain`: how the hit was found, its rank in each list, matched terms and entities. */
   explain?: SearchHitExplanation;
 }
 
 export interface SearchHitExplanation {
-  /** `lexical`: BM25 over titles, aliases/tags and text; `fuzzy-title`: a title resembling the query (no word matched). */
-  source: 'lexical' | 'fuzzy-title';
+  /**
+   * The list that added most to the fused score (`lexical`: BM25 over titles, aliases/tags and text; `vector`:
+   * chunk embeddings; `graph`: entities near the query's), `linked` (a slot for a page the best hits link to), or
+   * `fuzzy-title` (no word matched; a title resembles it).
+   */
+  source: SearchList | 'linked' | 'fuzzy-title';
+  /** The final rank. */
   rank: number;
+  /** Each list's rank and own score for this page (null: not among that list's first N, or the list did not run). */
+  lists: {
+    lexical: { rank: number; score: number } | null;
+    vector: { rank: number; score: number } | null;
+    graph: { rank: number; score: number } | null;
+  };
+  /** Matched query terms and what each added to the lexical score (they add up to `lists.lexical.score`). */
   terms: { term: string; contribution: number }[];
+  /** For a page in a linked slot: the ranks of the best hits that link to it. */
+  linkedFrom: number[];
+  /** Entities this page mentions that the graph reached from the query, with their distance in hops (0: named by it). */
+  entities: { name: string; type: string; hops: number }[];
 }
 
 export interface TitleLink {
   slug: string;
   title: string;
   url: string;
+}
+
+export interface RelatedEntity {
+  name: string;
+  type: string;
+  /** 0: the query names it; 1: an approved edge away; null: mentioned by the results shown. */
+  hops: number | null;
+  /** A search for the entity's name. */
+  searchUrl: string;
+}
+
+export interface SearchNotice {
+  code: 'vector-unavailable';
+  message: string;
 }
 
 export interface SearchResult {
@@ -36,10 +81,24 @@ export interface SearchResult {
   perPage: number;
   /** Titles resembling the query (typo tolerance), offered when it finds few pages. */
   didYouMean: TitleLink[];
+  /** Entities of the knowledge graph the query names or the results mention (approved and visible ones only). */
+  relatedEntities: RelatedEntity[];
+  /** Which lists ranked this query (a list with weight 0, or one that failed, did not). */
+  lists: SearchList[];
+  /** Something the reader should know about these results, e.g. that meaning-based search was unavailable. */
+  notices: SearchNotice[];
+  filters: SearchFilters;
 }
 
 export interface SearchOptions {
   explain?: boolean;
+  filters?: SearchFilters;
+  /** Knowledge-graph signals from soft-excluded pages too. Only for admins: the caller checks the role. */
+  includeExcluded?: boolean;
+  /** Overrides the configured weights of the lists (the evaluation compares lexical, vector, hybrid, hybrid + graph). */
+  weights?: Partial<SearchConfig['weights']>;
+  /** Overrides the configured number of slots for pages the best hits link to. */
+  linkedSlots?: number;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -47,6 +106,17 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 // Fewer hits than this and the reader probably mistyped: offer titles that look like the query.
 const FEW_RESULTS = 3;
 const SUGGESTIONS = 3;
+// Chunks read per page the vector list may rank (several chunks of one page are common).
+const CHUNKS_PER_PAGE = 3;
+const RELATED_ENTITIES = 8;
+const NAMED_BY_EMBEDDING = 5;
+// The deepest result a reader can page to: lexical hits beyond the fused head are read in one window.
+const DEEPEST_RESULT = 1000;
+// Linked slots take pages linked from this many best hits, and only pages not already among the first ten.
+const LINKING_HITS = 3;
+const LINKED_WINDOW = 10;
+
+export const VECTOR_UNAVAILABLE = 'Meaning-based search is unavailable right now (the embedding service did not answer); these results match your words and the knowledge graph only.';
 
 /** Escapes the snippet text, then turns the database's match markers into <mark> elements. */
 export function snippetToHtml(snippet: string): string {
@@ -57,53 +127,198 @@ export function snippetToHtml(snippet: string): string {
 }
 
 const pageUrl = (slug: string) => `/page/${encodeURIComponent(slug)}`;
+const searchUrl = (q: string) => `/search?${new URLSearchParams({ q })}`;
+
+/** The anchor the page renderer gives a heading (markdown-it-anchor with our slugify; symbols-only headings get `section`). */
+export function headingAnchor(heading: string): string {
+  return slugify(heading) || 'section';
+}
+
+interface GraphList {
+  ranked: { pageId: string; score: number; nodeIds: string[] }[];
+  reached: Map<string, EntityReach>;
+  seeds: EntityName[];
+}
 
 /**
- * The reader's search box: a BM25-like lexical ranker in PostgreSQL (any word may match; rare words, titles and
- * aliases count more; long pages do not win by length), with fuzzy titles when the words find nothing.
+ * Hybrid search: a BM25-like lexical ranker in PostgreSQL, k nearest chunk embeddings (pgvector HNSW), and pages
+ * near the query's entities in the approved knowledge graph, fused by weighted reciprocal ranks (docs/search.md).
+ * Knowledge-graph signals read only visible (not soft-excluded) content; pages stay searchable by their words.
  */
 @Injectable()
-export class SearchService {
-  constructor(private readonly repository: SearchRepository) {}
+export class SearchService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Search');
+  private readonly indexed = new Map<string, Promise<void>>();
+  private readonly config: SearchConfig;
+
+  constructor(
+    private readonly repository: SearchRepository,
+    private readonly vectors: SearchVectorRepository,
+    private readonly graph: SearchGraphRepository,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    config: KurateConfig,
+  ) {
+    this.config = config.search;
+  }
+
+  /** The HNSW index for the embedder's model, as soon as its size is known (configured, or from stored vectors). */
+  async onApplicationBootstrap(): Promise<void> {
+    const dims = this.embedder.dimensions || (await this.vectors.storedDimensions(this.embedder.model));
+    if (dims) await this.ensureVectorIndex(this.embedder.model, dims);
+  }
+
+  private ensureVectorIndex(model: string, dims: number): Promise<void> {
+    const key = `${model}\u0000${dims}`;
+    let done = this.indexed.get(key);
+    if (!done) {
+      const started = Date.now();
+      done = this.vectors.ensureIndex(model, dims).then(
+        () => this.logger.debug(`HNSW index for ${model} (${dims} dimensions) ready in ${Date.now() - started} ms`),
+        (error: unknown) => {
+          this.indexed.delete(key);
+          throw error;
+        },
+      );
+      this.indexed.set(key, done);
+    }
+    return done;
+  }
 
   async search(query: string, page: number, perPage: number, options: SearchOptions = {}): Promise<SearchResult> {
     const q = query.trim();
-    if (!q) return { query: q, hits: [], total: 0, page, perPage, didYouMean: [] };
+    const filters = cleanFilters(options.filters);
+    const weights = { ...this.config.weights, ...options.weights };
+    const includeExcluded = options.includeExcluded === true;
+    const empty: SearchResult = { query: q, hits: [], total: 0, page, perPage, didYouMean: [], relatedEntities: [], lists: [], notices: [], filters };
+    if (!q) return empty;
     const { words, excluded } = parseSearchQuery(q);
+    if (!words) return empty;
+    const { topN } = this.config;
     const offset = (page - 1) * perPage;
-    const lexical = await this.repository.lexicalSearch(words, excluded, perPage, offset);
-    let hits: SearchHit[] = lexical.hits.map((hit, i) => ({
-      slug: hit.slug,
-      title: hit.title,
-      cluster: hit.cluster,
-      tags: hit.tags,
-      snippetHtml: snippetToHtml(hit.snippet),
-      score: Number(hit.score),
-      url: pageUrl(hit.slug),
-      ...(options.explain ? { explain: { source: 'lexical' as const, rank: offset + i + 1, terms: hit.terms } } : {}),
-    }));
-    let total = lexical.total;
+    const lexicalWindow = Math.min(Math.max(topN, offset + perPage), DEEPEST_RESULT);
+    const notices: SearchNotice[] = [];
+
+    const lexical = weights.lexical > 0 ? await this.repository.lexicalSearch(words, excluded, lexicalWindow, filters) : { hits: [], total: 0 };
+    // No word matched: meaning-based search answers even when its weight is 0 (a question never comes back empty).
+    if (weights.vector === 0 && weights.lexical > 0 && lexical.total === 0 && this.config.vectorFallback && options.weights?.vector === undefined) weights.vector = 1;
+    const queryVector = weights.vector > 0 || weights.graph > 0 ? await this.embedQuery(words, notices) : null;
+    const vector = weights.vector > 0 && queryVector ? await this.vectorList(queryVector, excluded, filters, includeExcluded) : null;
+    const graph = weights.graph > 0 ? await this.graphList(words, queryVector, excluded, filters, includeExcluded) : null;
+
+    const lists: RankedList[] = [];
+    if (weights.lexical > 0) lists.push({ list: 'lexical', weight: weights.lexical, keys: lexical.hits.map((h) => h.pageId) });
+    if (vector) lists.push({ list: 'vector', weight: weights.vector, keys: vector.map((v) => v.pageId) });
+    if (graph) lists.push({ list: 'graph', weight: weights.graph, keys: graph.ranked.map((g) => g.pageId) });
+    const fused = fuseRankings(lists, { k: this.config.rrfK, topN });
+    // Below the fused head, the lexical ranking continues (pages that matched words but ranked below N).
+    const inHead = new Set(fused.map((f) => f.key));
+    let ranking: FusedItem[] = [...fused, ...lexical.hits.filter((h) => !inHead.has(h.pageId)).map((h) => ({ key: h.pageId, score: 0, ranks: {}, contributions: {} }))];
+    const lexicalIds = new Set(lexical.hits.map((h) => h.pageId));
+    let total = lexical.total + fused.filter((f) => !lexicalIds.has(f.key)).length;
+    // Slots for pages the best hits link to (an answer one link away from the page that matches the words).
+    const slots = options.linkedSlots ?? this.config.linkedSlots;
+    const linkedFrom = new Map<string, number[]>();
+    if (slots > 0 && ranking.length > 0) {
+      const ids = ranking.map((r) => r.key);
+      const candidates = linkedCandidates(ids, await this.repository.linksFrom(ids.slice(0, LINKING_HITS), filters), LINKING_HITS, LINKED_WINDOW);
+      const unwanted = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), excluded);
+      const kept = candidates.filter((c) => !unwanted.has(c.pageId)).slice(0, slots);
+      for (const c of kept) linkedFrom.set(c.pageId, c.linkedFrom);
+      const byId = new Map(ranking.map((r) => [r.key, r]));
+      ranking = withLinkedSlots(ids, kept, slots).map((id) => byId.get(id) ?? { key: id, score: 0, ranks: {}, contributions: {} });
+      total += kept.filter((c) => !byId.has(c.pageId)).length;
+    }
+
+    const shown = ranking.slice(offset, offset + perPage);
+    const lexicalById = new Map<string, { hit: LexicalHit; rank: number }>(lexical.hits.map((hit, i) => [hit.pageId, { hit, rank: i + 1 }]));
+    const vectorById = new Map((vector ?? []).map((v, i) => [v.pageId, { ...v, rank: i + 1 }]));
+    const graphById = new Map((graph?.ranked ?? []).map((g, i) => [g.pageId, { ...g, rank: i + 1 }]));
+    const cards = await this.repository.pageCards(shown.map((item) => ({ pageId: item.key, chunkId: vectorById.get(item.key)?.bestChunk.chunkId ?? null })), words, includeExcluded);
+    const entityNames = options.explain && graph ? await this.namesOf(shown.flatMap((item) => graphById.get(item.key)?.nodeIds ?? [])) : new Map<string, EntityName>();
+
+    let hits: SearchHit[] = cards.map((card, i) => {
+      const item = shown[i];
+      const anchor = card.headingPath.length > 0 ? `#${headingAnchor(card.headingPath[card.headingPath.length - 1])}` : '';
+      const hit: SearchHit = {
+        slug: card.slug,
+        title: card.title,
+        cluster: card.cluster,
+        tags: card.tags,
+        type: card.type,
+        snippetHtml: snippetToHtml(card.snippet ?? ''),
+        // Below the fused head the lexical rank goes on scoring on the same scale; a linked slot has no score of its own.
+        score: item.score || (lexicalById.has(item.key) ? weights.lexical / (this.config.rrfK + lexicalById.get(item.key)!.rank) : 0),
+        url: pageUrl(card.slug),
+        sectionUrl: `${pageUrl(card.slug)}${anchor}`,
+        section: card.headingPath,
+      };
+      if (options.explain) {
+        const lex = lexicalById.get(item.key);
+        const vec = vectorById.get(item.key);
+        const gr = graphById.get(item.key);
+        hit.explain = {
+          source: linkedFrom.has(item.key) ? 'linked' : item.score > 0 ? strongestList(item) : 'lexical',
+          rank: offset + i + 1,
+          lists: {
+            lexical: lex ? { rank: lex.rank, score: round(lex.hit.score) } : null,
+            vector: vec ? { rank: vec.rank, score: round(vec.score) } : null,
+            graph: gr ? { rank: gr.rank, score: round(gr.score) } : null,
+          },
+          terms: lex?.hit.terms ?? [],
+          linkedFrom: linkedFrom.get(item.key) ?? [],
+          entities: (gr?.nodeIds ?? [])
+            .map((id) => ({ id, name: entityNames.get(id), hops: graph!.reached.get(id)!.hops }))
+            .filter((e): e is { id: string; name: EntityName; hops: number } => e.name !== undefined)
+            .sort((a, b) => a.hops - b.hops || a.name.name.localeCompare(b.name.name))
+            .map((e) => ({ name: e.name.name, type: e.name.type, hops: e.hops })),
+        };
+      }
+      return hit;
+    });
+
+    let finalTotal = total;
     let didYouMean: TitleLink[] = [];
-    if (total < FEW_RESULTS && words) {
+    if (lexical.total < FEW_RESULTS && !hasFilters(filters)) {
       const similar = await this.repository.similarTitles(words, SUGGESTIONS);
       const found = new Set(hits.map((hit) => hit.slug));
       didYouMean = similar.filter((s) => !found.has(s.slug)).map((s) => ({ slug: s.slug, title: s.title, url: pageUrl(s.slug) }));
-      // Nothing matched a word: the titles that look like the query are the results (a typo in a title).
-      if (total === 0 && page === 1 && similar.length > 0) {
-        hits = similar.map((s, i) => ({
+      // No word matched: the titles that look like the query come first (a typo in a title), then what meaning found.
+      if (lexical.total === 0 && page === 1 && similar.length > 0) {
+        const fuzzy: SearchHit[] = similar.map((s, i) => ({
           slug: s.slug,
           title: s.title,
           cluster: null,
           tags: [],
+          type: null,
           snippetHtml: '',
           score: Number(s.similarity),
           url: pageUrl(s.slug),
-          ...(options.explain ? { explain: { source: 'fuzzy-title' as const, rank: i + 1, terms: [] } } : {}),
+          sectionUrl: pageUrl(s.slug),
+          section: [],
+          ...(options.explain
+            ? { explain: { source: 'fuzzy-title' as const, rank: i + 1, lists: { lexical: null, vector: null, graph: null }, terms: [], linkedFrom: [], entities: [] } }
+            : {}),
         }));
-        total = hits.length;
+        const fuzzySlugs = new Set(fuzzy.map((h) => h.slug));
+        const rest = hits.filter((h) => !fuzzySlugs.has(h.slug));
+        rest.forEach((h, i) => h.explain && (h.explain.rank = fuzzy.length + i + 1));
+        hits = [...fuzzy, ...rest].slice(0, perPage);
+        const ranked = new Set(ranking.map((r) => r.key));
+        finalTotal = total + similar.filter((x) => !ranked.has(x.pageId)).length;
       }
     }
-    return { query: q, total, page, perPage, hits, didYouMean };
+    return {
+      query: q,
+      total: finalTotal,
+      page,
+      perPage,
+      hits,
+      didYouMean,
+      relatedEntities: await this.relatedEntities(words, graph, shown.map((s) => s.key), includeExcluded),
+      lists: lists.map((l) => l.list),
+      notices,
+      filters,
+    };
   }
 
   /** Page titles for the search box as the reader types. */
@@ -111,4 +326,101 @@ export class SearchService {
     const text = prefix.trim();
     return text ? this.repository.titlesStartingWith(text, limit) : Promise.resolve([]);
   }
+
+  /** The query's vector, or null with a notice when the embedder fails (search goes on without it). */
+  private async embedQuery(words: string, notices: SearchNotice[]): Promise<number[] | null> {
+    try {
+      const [vector] = await this.embedder.embed([words]);
+      await this.ensureVectorIndex(this.embedder.model, vector.length);
+      return vector;
+    } catch (error) {
+      this.logger.warn(`Vector search skipped: ${(error as Error).message}`);
+      notices.push({ code: 'vector-unavailable', message: VECTOR_UNAVAILABLE });
+      return null;
+    }
+  }
+
+  private async vectorList(vector: number[], excluded: string, filters: SearchFilters, includeExcluded: boolean) {
+    const chunks = await this.vectors.nearestChunks(this.embedder.model, vector, this.config.topN * CHUNKS_PER_PAGE, filters, includeExcluded);
+    const pages = groupChunksToPages(chunks.filter((c) => c.similarity >= this.config.vectorMinSimilarity), CHUNKS_PER_PAGE);
+    const unwanted = await this.repository.pagesWithWords(pages.map((p) => p.pageId), excluded);
+    return pages.filter((p) => !unwanted.has(p.pageId));
+  }
+
+  /**
+   * Entities the query names (a name or alias in a 1-3-word window, or an entity vector close to the query's), then
+   * a multi-source breadth-first walk over approved edges up to the configured hops; pages rank by the entities near
+   * the query that they mention.
+   */
+  private async graphList(words: string, queryVector: number[] | null, excluded: string, filters: SearchFilters, includeExcluded: boolean): Promise<GraphList> {
+    const seeds = await this.queryEntities(words, queryVector, includeExcluded);
+    const reached = new Map<string, EntityReach>(seeds.map((s) => [s.nodeId, { proximity: s.proximity, hops: 0, fromId: s.nodeId }]));
+    let frontier = [...reached.keys()];
+    for (let hops = 1; hops <= this.config.graphMaxHops && frontier.length > 0; hops++) {
+      const found = nextHop(reached, frontier, await this.graph.edgesAround(frontier, includeExcluded), hops);
+      for (const [id, reach] of found) reached.set(id, reach);
+      frontier = closestFirst(found);
+    }
+    const { mentions, totalPages } = await this.graph.mentions([...reached.keys()], filters, includeExcluded);
+    const ranked = rankPagesByEntities(mentions, reached, totalPages);
+    const unwanted = await this.repository.pagesWithWords(ranked.map((r) => r.pageId), excluded);
+    return { ranked: ranked.filter((r) => !unwanted.has(r.pageId)), reached, seeds };
+  }
+
+  private async queryEntities(words: string, queryVector: number[] | null, includeExcluded: boolean): Promise<(EntityName & { proximity: number })[]> {
+    const named = await this.graph.entitiesNamed(queryWindows(words), includeExcluded);
+    const seeds = new Map(named.map((n) => [n.nodeId, { ...n, proximity: 1 }]));
+    if (queryVector) {
+      const close = await this.vectors.nearestEntities(this.embedder.model, queryVector, this.config.entitySimilarity, NAMED_BY_EMBEDDING, includeExcluded);
+      const names = await this.namesOf(close.map((c) => c.nodeId).filter((id) => !seeds.has(id)));
+      for (const c of close) {
+        const name = names.get(c.nodeId);
+        if (name && !seeds.has(c.nodeId)) seeds.set(c.nodeId, { ...name, proximity: c.similarity });
+      }
+    }
+    return [...seeds.values()];
+  }
+
+  private async namesOf(ids: string[]): Promise<Map<string, EntityName>> {
+    const unique = [...new Set(ids)];
+    return new Map((await this.graph.names(unique)).map((n) => [n.nodeId, n]));
+  }
+
+  /**
+   * Beside the results: the entities the query names and (when the graph ran) their neighbours one hop away, then
+   * the entities the results shown mention most.
+   */
+  private async relatedEntities(words: string, graph: GraphList | null, shownPageIds: string[], includeExcluded: boolean): Promise<RelatedEntity[]> {
+    const entries: { nodeId: string; hops: number | null; proximity: number }[] = graph
+      ? [...graph.reached.entries()].filter(([, r]) => r.hops <= 1).map(([nodeId, r]) => ({ nodeId, hops: r.hops, proximity: r.proximity }))
+      : (await this.graph.entitiesNamed(queryWindows(words), includeExcluded)).map((n) => ({ nodeId: n.nodeId, hops: 0, proximity: 1 }));
+    entries.sort((a, b) => (a.hops ?? 9) - (b.hops ?? 9) || b.proximity - a.proximity || (a.nodeId < b.nodeId ? -1 : 1));
+    const top = entries.slice(0, RELATED_ENTITIES);
+    if (top.length < RELATED_ENTITIES) {
+      const seen = new Set(top.map((e) => e.nodeId));
+      for (const m of await this.graph.entitiesOfPages(shownPageIds, RELATED_ENTITIES * 2, includeExcluded)) {
+        if (top.length >= RELATED_ENTITIES) break;
+        if (!seen.has(m.nodeId)) top.push({ nodeId: m.nodeId, hops: null, proximity: 0 });
+      }
+    }
+    const names = await this.namesOf(top.map((e) => e.nodeId));
+    return top.flatMap((e) => {
+      const n = names.get(e.nodeId);
+      return n ? [{ name: n.name, type: n.type, hops: e.hops, searchUrl: searchUrl(n.name) }] : [];
+    });
+  }
+}
+
+const round = (x: number) => Math.round(x * 10_000) / 10_000;
+
+function cleanFilters(filters: SearchFilters | undefined): SearchFilters {
+  const out: SearchFilters = {};
+  if (filters?.cluster?.trim()) out.cluster = filters.cluster.trim();
+  if (filters?.tag?.trim()) out.tag = filters.tag.trim();
+  if (filters?.type?.trim()) out.type = filters.type.trim();
+  return out;
+}
+
+function hasFilters(filters: SearchFilters): boolean {
+  return Boolean(filters.cluster || filters.tag || filters.type);
 }

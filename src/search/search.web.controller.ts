@@ -2,9 +2,13 @@ import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Access } from '../auth/access.decorator.js';
+import type { Actor } from '../auth/actor.js';
+import { CurrentActor } from '../auth/current-actor.decorator.js';
 import { pager } from '../web/pager.js';
+import { searchOptionsOf } from './search-request.js';
 import { SearchQueryDto } from './search.dto.js';
 import { SearchService } from './search.service.js';
+import { searchPageModel } from './search-view-model.js';
 
 const RESULTS_PER_PAGE = 20;
 
@@ -16,23 +20,12 @@ export class SearchWebController {
 
   @Access('read')
   @Get()
-  async search(@Query() query: SearchQueryDto, @Res() res: Response) {
+  async search(@Query() query: SearchQueryDto, @CurrentActor() actor: Actor, @Res() res: Response) {
     const page = query.page ?? 1;
-    const result = await this.searchService.search(query.q ?? '', page, RESULTS_PER_PAGE);
-    res.render('search', {
-      title: result.query ? `Search: ${result.query}` : 'Search',
-      // Fills the header's search box.
-      searchQuery: result.query,
-      query: result.query,
-      hits: result.hits.map((hit) => ({ ...hit, tags: hit.tags.map((name) => ({ name, href: `/pages?${new URLSearchParams({ tag: name })}` })) })),
-      total: result.total,
-      page,
-      firstRank: (page - 1) * RESULTS_PER_PAGE + 1,
-      noResults: Boolean(result.query) && result.hits.length === 0,
-      beyondLastPage: page > 1 && result.hits.length === 0 && result.total === 0,
-      createHref: `/page/new?${new URLSearchParams({ title: result.query })}`,
-      didYouMean: result.didYouMean,
-      pager: pager('/search', { q: result.query }, page, RESULTS_PER_PAGE, result.total),
-    });
+    // The page always explains (inside a closed <details>): "why this result" needs no second request.
+    const options = { ...searchOptionsOf(query, actor), explain: true };
+    const result = await this.searchService.search(query.q ?? '', page, RESULTS_PER_PAGE, options);
+    const params = { q: result.query, ...result.filters, includeExcluded: options.includeExcluded ? 'true' : undefined };
+    res.render('search', searchPageModel(result, pager('/search', params, page, RESULTS_PER_PAGE, result.total)));
   }
 }

@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 interface Hit {
   slug: string;
   score: number;
-  explain?: { source: string; rank: number; terms: { term: string; contribution: number }[] };
+  explain?: { source: string; rank: number; terms: { term: string; contribution: number }[]; lists: Record<string, { rank: number; score: number } | null> };
 }
 
 const slugs = (body: { hits: Hit[] }) => body.hits.map((h) => h.slug);
@@ -65,7 +65,8 @@ describe('search ranking (BM25-like, in PostgreSQL)', () => {
     expect(first.explain).toMatchObject({ source: 'lexical', rank: 1 });
     expect(first.explain!.terms.map((term) => term.term).sort()).toEqual(['compost', 'guid']);
     const sum = first.explain!.terms.reduce((s, term) => s + term.contribution, 0);
-    expect(sum).toBeCloseTo(first.score, 3);
+    expect(sum).toBeCloseTo(first.explain!.lists.lexical!.score, 3);
+    expect(first.explain!.lists).toMatchObject({ lexical: { rank: 1 }, vector: null, graph: null });
     expect((await search('compost').expect(200)).body.hits[0].explain).toBeUndefined();
     await search('compost', '&explain=maybe').expect(400);
   });
@@ -78,6 +79,34 @@ describe('search ranking (BM25-like, in PostgreSQL)', () => {
     expect(none.body).toMatchObject({ hits: [], total: 0, didYouMean: [] });
     const page = await t.http.get('/search?q=knowlege%20mapp').set('Accept', 'text/html').expect(200);
     expect(page.text).toMatch(/Did you mean <a href="\/page\/graph-view">/);
+  });
+
+  it('keeps the term statistics in the page write: an edit, the trash and a restore change what is found and N', async () => {
+    const stats = async () => (await t.dataSource.query(`SELECT (SELECT count(*) FROM page_search_stats)::int AS n, (SELECT count(*) FROM page_search_terms WHERE lexeme = 'quokka')::int AS df`))[0];
+    const before = await stats();
+    const created = await author.post('/api/pages').send({ title: 'Island Fauna', body: 'A quokka smiles.' }).expect(201);
+    expect(await stats()).toEqual({ n: before.n + 1, df: 1 });
+    expect(slugs((await search('quokka').expect(200)).body)).toEqual(['island-fauna']);
+    await author.put('/api/pages/island-fauna').send({ body: 'Only wallabies here.', baseVersion: created.body.version }).expect(200);
+    expect(await stats()).toEqual({ n: before.n + 1, df: 0 });
+    expect(slugs((await search('wallabies').expect(200)).body)).toEqual(['island-fauna']);
+    await author.delete('/api/pages/island-fauna').expect((res) => expect(res.status).toBeLessThan(300));
+    expect((await stats()).n).toBe(before.n);
+    expect(slugs((await search('wallabies').expect(200)).body)).toEqual([]);
+    await author.post('/api/pages/island-fauna/restore').expect((res) => expect(res.status).toBeLessThan(300));
+    expect((await stats()).n).toBe(before.n + 1);
+    expect(slugs((await search('wallabies').expect(200)).body)).toEqual(['island-fauna']);
+  });
+
+  it('reserves slots for pages the best hits link to (Page Graph), and says why', async () => {
+    await author.post('/api/pages').send({ title: 'Trip Planning', body: 'Plan the itinerary early. What to take: [[Packing Checklist]].' }).expect(201);
+    await author.post('/api/pages').send({ title: 'Packing Checklist', body: 'Socks, a toothbrush and a charger.' }).expect(201);
+    const res = await search('itinerary', '&explain=true').expect(200);
+    expect(slugs(res.body)).toEqual(['trip-planning', 'packing-checklist']);
+    expect(res.body.hits[1].explain).toMatchObject({ source: 'linked', rank: 2, linkedFrom: [1], lists: { lexical: null } });
+    expect(res.body.total).toBe(2);
+    const page = await t.http.get('/search?q=itinerary').set('Accept', 'text/html').expect(200);
+    expect(page.text).toContain('Linked from result #1: the answer may sit one link away.');
   });
 
   it('suggests titles as the reader types, and refuses bad parameters with 400', async () => {

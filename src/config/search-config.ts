@@ -1,0 +1,83 @@
+// A cycle with kurate-config.ts, harmless: ConfigError is only used when loadConfig runs.
+import { ConfigError } from './kurate-config.js';
+
+/** Hybrid search: how the lexical, vector and graph lists are fused (src/search/, docs/search.md). */
+export interface SearchConfig {
+  /** KURATE_SEARCH_RRF_K: the k of reciprocal-rank fusion (1/(k + rank)); larger flattens the lists' heads. */
+  rrfK: number;
+  /** KURATE_SEARCH_TOP_N: only each list's first N pages take part in the fusion. */
+  topN: number;
+  /** KURATE_SEARCH_WEIGHT_LEXICAL / _VECTOR / _GRAPH: each list's weight in the fusion; 0 turns a list off. */
+  weights: { lexical: number; vector: number; graph: number };
+  /** KURATE_SEARCH_VECTOR_FALLBACK: when no word matches, rank by vector search even if its weight is 0 (questions never come back empty). */
+  vectorFallback: boolean;
+  /** KURATE_SEARCH_GRAPH_MAX_HOPS: how far over approved edges the graph list looks from the query's entities. */
+  graphMaxHops: number;
+  /** KURATE_SEARCH_ENTITY_SIMILARITY: an entity whose vector is at least this close (cosine) to the query's counts as named. */
+  entitySimilarity: number;
+  /** KURATE_SEARCH_LINKED_SLOTS: result slots (ranks 4, 7, 10, …) reserved for pages the best three hits link to (Page Graph). */
+  linkedSlots: number;
+  /** KURATE_SEARCH_VECTOR_MIN_SIMILARITY: chunks less similar (cosine) to the query than this are not candidates, so unrelated words find nothing. */
+  vectorMinSimilarity: number;
+}
+
+export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
+  rrfK: 60,
+  topN: 50,
+  // Vector and knowledge-graph lists are off by default (vector search still answers when no word matches): with the
+  // built-in hashing embedder and extractor, the evaluation shows neither lifts nDCG@10 (bench/RESULTS.md, "Search
+  // relevance"). The Page Graph's linked slots do.
+  weights: { lexical: 1, vector: 0, graph: 0 },
+  vectorFallback: true,
+  graphMaxHops: 2,
+  entitySimilarity: 0.8,
+  vectorMinSimilarity: 0.2,
+  // Measured: two slots lift nDCG@10 and hurt no kind of query (bench/RESULTS.md).
+  linkedSlots: 2,
+};
+
+interface NumberRule {
+  variable: string;
+  min: number;
+  max: number;
+  integer: boolean;
+}
+
+function readNumber(env: NodeJS.ProcessEnv, rule: NumberRule, fallback: number): number {
+  const text = env[rule.variable];
+  if (text === undefined || text.trim() === '') return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < rule.min || value > rule.max || (rule.integer && !Number.isInteger(value))) {
+    const kind = rule.integer ? 'a whole number' : 'a number';
+    throw new ConfigError(`Invalid configuration: ${rule.variable} must be ${kind} from ${rule.min} to ${rule.max} (got ${JSON.stringify(text)}).`);
+  }
+  return value;
+}
+
+function readBoolean(env: NodeJS.ProcessEnv, variable: string, fallback: boolean): boolean {
+  const text = env[variable]?.trim();
+  if (text === undefined || text === '') return fallback;
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  throw new ConfigError(`Invalid configuration: ${variable} must be true or false (got ${JSON.stringify(env[variable])}).`);
+}
+
+/** Reads the KURATE_SEARCH_* variables; a bad value throws a ConfigError naming the variable. */
+export function searchConfigFrom(env: NodeJS.ProcessEnv): SearchConfig {
+  const d = DEFAULT_SEARCH_CONFIG;
+  const weight = (name: string, fallback: number) => readNumber(env, { variable: `KURATE_SEARCH_WEIGHT_${name}`, min: 0, max: 100, integer: false }, fallback);
+  const config: SearchConfig = {
+    rrfK: readNumber(env, { variable: 'KURATE_SEARCH_RRF_K', min: 0, max: 10_000, integer: false }, d.rrfK),
+    topN: readNumber(env, { variable: 'KURATE_SEARCH_TOP_N', min: 1, max: 1000, integer: true }, d.topN),
+    weights: { lexical: weight('LEXICAL', d.weights.lexical), vector: weight('VECTOR', d.weights.vector), graph: weight('GRAPH', d.weights.graph) },
+    vectorFallback: readBoolean(env, 'KURATE_SEARCH_VECTOR_FALLBACK', d.vectorFallback),
+    graphMaxHops: readNumber(env, { variable: 'KURATE_SEARCH_GRAPH_MAX_HOPS', min: 0, max: 5, integer: true }, d.graphMaxHops),
+    entitySimilarity: readNumber(env, { variable: 'KURATE_SEARCH_ENTITY_SIMILARITY', min: 0, max: 1, integer: false }, d.entitySimilarity),
+    linkedSlots: readNumber(env, { variable: 'KURATE_SEARCH_LINKED_SLOTS', min: 0, max: 5, integer: true }, d.linkedSlots),
+    vectorMinSimilarity: readNumber(env, { variable: 'KURATE_SEARCH_VECTOR_MIN_SIMILARITY', min: -1, max: 1, integer: false }, d.vectorMinSimilarity),
+  };
+  if (config.weights.lexical + config.weights.vector + config.weights.graph === 0) {
+    throw new ConfigError('Invalid configuration: KURATE_SEARCH_WEIGHT_LEXICAL, _VECTOR and _GRAPH cannot all be 0 (search would rank nothing).');
+  }
+  return config;
+}
