@@ -30,14 +30,17 @@ CREATE INDEX page_search_terms_impact_idx ON page_search_terms
 CREATE FUNCTION page_search_terms_rows(p_id uuid, v tsvector) RETURNS TABLE (lexeme text, page_id uuid, tf_a smallint, tf_b smallint, tf_c smallint, length integer)
   LANGUAGE sql STABLE
   AS $$
+    -- The length once per page: as an expression of the outer query it would unnest the whole vector again for
+    -- every lexeme (quadratic in a long page) whenever the trigger runs on a generic plan.
+    WITH doc AS MATERIALIZED (SELECT kurate_search_length(v) AS length)
     SELECT u.lexeme, p_id,
            least(count(*) FILTER (WHERE w = 'A'), 32767)::smallint,
            least(count(*) FILTER (WHERE w = 'B'), 32767)::smallint,
            least(count(*) FILTER (WHERE w NOT IN ('A', 'B')), 32767)::smallint,
-           kurate_search_length(v)
-      FROM unnest(v) u,
+           doc.length
+      FROM doc, unnest(v) u,
            LATERAL unnest(CASE WHEN cardinality(u.weights) = 0 THEN ARRAY['D'] ELSE u.weights END) w
-     GROUP BY u.lexeme
+     GROUP BY u.lexeme, doc.length
   $$;
 
 -- Kept in the page write's own transaction: a trashed page leaves the statistics, a restored one comes back.

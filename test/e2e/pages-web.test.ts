@@ -657,7 +657,7 @@ describe('search', () => {
   it('shows the empty search form without a query, and 400 for bad parameters', async () => {
     const res = await web.get('/search');
     expect(res.status).toBe(200);
-    expect(html(res)).toContain('Type words to search');
+    expect(html(res)).toContain('Type words or a question to search titles, tags, text and meaning.');
     expect((await web.get('/search?q=x&page=0').set(HTML)).status).toBe(400);
     expect((await web.get(`/search?q=${'a'.repeat(501)}`).set(HTML)).status).toBe(400);
   });

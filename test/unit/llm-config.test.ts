@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigModule } from '../../src/config/config.module.js';
 import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
@@ -17,6 +18,7 @@ describe('LLM configuration', () => {
       extractor: 'builtin',
       embedder: 'builtin',
       timeoutMs: 60_000,
+      builtinThreads: availableParallelism() >= 4 ? 1 : 0,
       ollama: { host: 'http://127.0.0.1:11434', model: 'qwen2.5:7b-instruct', embedModel: 'nomic-embed-text', embedDimensions: null },
       anthropic: { apiKey: null, model: 'claude-haiku-5-5', baseUrl: null, maxTokens: 4096 },
     });
@@ -27,6 +29,7 @@ describe('LLM configuration', () => {
       KURATE_EXTRACTOR: 'anthropic',
       KURATE_EMBEDDER: 'ollama',
       KURATE_LLM_TIMEOUT_MS: '15000',
+      KURATE_BUILTIN_EXTRACTOR_THREADS: '3',
       OLLAMA_HOST: 'http://gpu-box:11500',
       KURATE_OLLAMA_MODEL: 'llama3.1:8b',
       KURATE_OLLAMA_EMBED_MODEL: 'mxbai-embed-large',
@@ -40,6 +43,7 @@ describe('LLM configuration', () => {
       extractor: 'anthropic',
       embedder: 'ollama',
       timeoutMs: 15_000,
+      builtinThreads: 3,
       ollama: { host: 'http://gpu-box:11500', model: 'llama3.1:8b', embedModel: 'mxbai-embed-large', embedDimensions: 1024 },
       anthropic: { apiKey: 'sk-ant-xyz', model: 'claude-sonnet-5-5', baseUrl: 'https://llm-gateway.internal/anthropic', maxTokens: 8000 },
     });
@@ -87,7 +91,9 @@ describe('LLM configuration', () => {
 
 describe('LlmModule', () => {
   async function resolve(env: Record<string, string>): Promise<{ extractor: Extractor; embedder: Embedder }> {
-    @Module({ imports: [ConfigModule.forRoot(loadConfig(env)), LlmModule] })
+    // From the TypeScript sources there is no compiled worker module for the extractor's threads (see
+    // builtin-extractor-threads.test.ts): the built-in extractor runs on the main thread here.
+    @Module({ imports: [ConfigModule.forRoot(loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '0', ...env })), LlmModule] })
     class RootModule {}
     const app = await NestFactory.createApplicationContext(RootModule, { logger: false });
     try {
