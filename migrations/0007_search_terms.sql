@@ -17,9 +17,11 @@ CREATE TABLE page_search_terms (
   tf_b     smallint NOT NULL,
   tf_c     smallint NOT NULL,
   length   integer NOT NULL,
-  PRIMARY KEY (lexeme, page_id)
+  -- Page first: one index serves the ranker's (page, lexeme) look-ups, a page's rewrite (DELETE … WHERE page_id)
+  -- and the cascade; the lexeme-first look-ups use the impact index below. Every index here costs each page save
+  -- one insertion per distinct word, so there are two.
+  PRIMARY KEY (page_id, lexeme)
 );
-CREATE INDEX page_search_terms_page_idx ON page_search_terms (page_id);
 -- A term's pages by how much the term can weigh in each (saturated, length-normalised frequency with the default
 -- boosts, typical length 400): the ranker reads each query term's best few hundred pages from here, without a sort.
 -- The expression must match TERM_IMPACT in src/search/search.repository.ts.
@@ -68,6 +70,9 @@ INSERT INTO page_search_terms
   SELECT t.* FROM pages p, LATERAL page_search_terms_rows(p.id, p.search) t
    WHERE p.deleted_at IS NULL AND p.search IS NOT NULL;
 
+-- The ranker reads page_search_terms, not the pages' search vectors: their GIN index would only cost every save.
+DROP INDEX pages_search_idx;
+
 -- page_search_stats now holds live pages only, so that BM25's N and average length are read from it alone (a small
 -- table) instead of counting the pages table.
 CREATE OR REPLACE FUNCTION page_search_stats_refresh() RETURNS trigger
@@ -89,6 +94,7 @@ CREATE TRIGGER pages_search_stats AFTER INSERT OR UPDATE OF search, deleted_at O
 DELETE FROM page_search_stats s USING pages p WHERE p.id = s.page_id AND p.deleted_at IS NOT NULL;
 
 -- migrate:down
+CREATE INDEX pages_search_idx ON pages USING gin (search);
 DROP TRIGGER pages_search_stats ON pages;
 CREATE OR REPLACE FUNCTION page_search_stats_refresh() RETURNS trigger
   LANGUAGE plpgsql

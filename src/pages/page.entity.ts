@@ -5,7 +5,6 @@ import type { PageFrontmatter } from './markdown/frontmatter.js';
 @Index('pages_slug_key', ['slug'], { unique: true })
 // TypeORM cannot describe GIN indexes: these are declared so it leaves them alone; the schema test checks them.
 @Index('pages_link_keys_idx', { synchronize: false })
-@Index('pages_search_idx', { synchronize: false })
 @Index('pages_updated_at_idx', ['updatedAt'])
 @Index('pages_cluster_idx', ['cluster'])
 @Index('pages_tags_idx', { synchronize: false })

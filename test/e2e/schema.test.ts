@@ -20,7 +20,7 @@ describe('database schema', () => {
     const rows: { indexname: string }[] = await t.dataSource.query(
       `SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexdef LIKE '%USING gin%' ORDER BY indexname`,
     );
-    expect(rows.map((r) => r.indexname)).toEqual(['kg_content_chunks_search_idx', 'pages_link_keys_idx', 'pages_search_idx', 'pages_tags_idx']);
+    expect(rows.map((r) => r.indexname)).toEqual(['kg_content_chunks_search_idx', 'pages_link_keys_idx', 'pages_tags_idx']);
   });
 
   it('has the search indexes: term statistics in impact order, and an HNSW index for the embedder made at start', async () => {
@@ -28,7 +28,7 @@ describe('database schema', () => {
       `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND (tablename = 'page_search_terms' OR indexdef LIKE '%USING hnsw%') ORDER BY indexname`,
     );
     expect(rows.map((r) => r.indexname)).toEqual([
-      'kg_content_chunks_embedding_384_64fad15d8d_idx', 'page_search_terms_impact_idx', 'page_search_terms_page_idx', 'page_search_terms_pkey',
+      'kg_content_chunks_embedding_384_64fad15d8d_idx', 'page_search_terms_impact_idx', 'page_search_terms_pkey',
     ]);
     expect(rows[0].indexdef).toContain("WHERE ((embedding_model = 'kurate-hash-384-v1'::text) AND (embedding_dims = 384))");
   });
