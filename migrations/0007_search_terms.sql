@@ -12,7 +12,9 @@
 -- Rows belong to one page only, so concurrent page writes never wait for each other here.
 CREATE TABLE page_search_terms (
   lexeme   text NOT NULL,
-  page_id  uuid NOT NULL REFERENCES pages (id) ON DELETE CASCADE,
+  -- No foreign key: checking one for every word of every save cost more than the rows themselves; the trigger
+  -- below removes a page's rows when the page row goes.
+  page_id  uuid NOT NULL,
   tf_a     smallint NOT NULL,
   tf_b     smallint NOT NULL,
   tf_c     smallint NOT NULL,
@@ -50,6 +52,10 @@ CREATE FUNCTION page_search_terms_refresh() RETURNS trigger
   LANGUAGE plpgsql
   AS $$
 BEGIN
+  IF TG_OP = 'DELETE' THEN
+    DELETE FROM page_search_terms WHERE page_id = OLD.id;
+    RETURN NULL;
+  END IF;
   IF TG_OP = 'UPDATE' THEN
     IF NEW.search IS NOT DISTINCT FROM OLD.search AND (NEW.deleted_at IS NULL) = (OLD.deleted_at IS NULL) THEN
       RETURN NULL;
@@ -63,7 +69,7 @@ BEGIN
 END
 $$;
 
-CREATE TRIGGER pages_search_terms AFTER INSERT OR UPDATE OF search, deleted_at ON pages
+CREATE TRIGGER pages_search_terms AFTER INSERT OR UPDATE OF search, deleted_at OR DELETE ON pages
   FOR EACH ROW EXECUTE FUNCTION page_search_terms_refresh();
 
 INSERT INTO page_search_terms

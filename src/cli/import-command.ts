@@ -37,7 +37,7 @@ export interface ImportOptions {
   progress: boolean;
 }
 
-const BATCHES_IN_FLIGHT = 3;
+const BATCHES_IN_FLIGHT = 4;
 
 /** The server's limit on one batch (`POST /api/import`). */
 export const MAX_BATCH_SIZE = 200;
@@ -56,8 +56,8 @@ export async function importVault(client: KurateClient, folder: string, options:
   const bar = options.progress ? new cliProgress.SingleBar({ stream: process.stderr, format: 'Importing [{bar}] {value}/{total} pages | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(pages.length, 0);
   try {
-    // Three batches in flight keep the server and its database busy (each page waits on ~10 round trips); the server
-    // serialises what must be.
+    // Four batches in flight keep the server and its database busy (each page waits on ~10 round trips; measured:
+    // 3 → 4 took 1,000 pages from ~195 to ~220 pages/s on 2 cores); the server serialises what must be.
     const batches = [...batchesOf(pages, options.batchSize)];
     const resultsByBatch: ImportResult[][] = [];
     let next = 0;

@@ -1,6 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { AuditService } from '../audit/audit.service.js';
 import type { Actor } from '../auth/actor.js';
+import type { RequestOrigin } from '../auth/users.service.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import type { ImportBatchResponse, ImportCounts, ImportPageDto, ImportPageResult, WikiSummaryResponse } from './dto/import.dto.js';
 import { MAX_MESSAGE_LENGTH } from './dto/page.dto.js';
@@ -21,9 +23,16 @@ export class PageImportService {
   constructor(
     private readonly pages: PagesService,
     private readonly graph: PageGraphService,
+    private readonly audit: AuditService,
   ) {}
 
-  async importBatch(batch: ImportPageDto[], actor: Actor): Promise<ImportBatchResponse> {
+  /**
+   * Pages are committed one by one without waiting for the disk; the batch's audit entry is then committed the
+   * ordinary way, which flushes the log up to it and so makes every page before it durable, before the answer leaves.
+   * (A crash mid-batch can lose pages whose success was never reported; importing again fills them in.)
+   */
+  async importBatch(batch: ImportPageDto[], origin: RequestOrigin): Promise<ImportBatchResponse> {
+    const { actor } = origin;
     const started = Date.now();
     // Two files of one batch naming the same page would silently overwrite each other; the later one fails instead.
     const pathBySlug = new Map<string, string>();
@@ -38,6 +47,9 @@ export class PageImportService {
     const results: ImportPageResult[] = [];
     for (const input of batch) results.push(await this.importOne(input, actor, pathBySlug, existing));
     const counts = countByStatus(results);
+    if (counts.created + counts.updated > 0) {
+      await this.audit.record(actor, 'page.import', 'pages', { ...counts }, origin.ip);
+    }
     this.logger.log(
       `Imported ${batch.length} pages in ${Date.now() - started} ms: ${counts.created} created, ${counts.updated} updated, ${counts.unchanged} unchanged, ${counts.failed} failed`,
     );
@@ -76,11 +88,11 @@ export class PageImportService {
       // An old slug that redirects to a renamed page is free: the file is a page of its own.
       const current = existing.get(slug);
       if (!current) {
-        await this.pages.create({ title: input.title, body: input.body, message }, actor);
+        await this.pages.create({ title: input.title, body: input.body, message }, actor, { asyncCommit: true });
         return { path, slug, status: 'created' };
       }
       if (current.body === input.body && current.title === title) return { path, slug, status: 'unchanged' };
-      const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);
+      const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor, { asyncCommit: true });
       // A save keeps the stored title unless the frontmatter names one, so a file renamed only in letter case
       // ("foo.md" → "Foo.md", same slug) needs a rename to carry its new title.
       if (page.title !== title) await this.pages.rename(slug, title, { rewriteLinks: false }, actor);

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { PageChangeFeed } from './page-change-feed.js';
 import { PageViewCache } from './page-view-cache.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module.js';
 import { PageGraphService } from './page-graph.service.js';
 import { PageLinkEntity } from './page-link.entity.js';
 import { PageRedirectEntity } from './page-redirect.entity.js';
@@ -18,7 +19,7 @@ import { PagesService } from './pages.service.js';
 import { PagesWebController } from './pages.web.controller.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity])],
+  imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity]), AuditModule],
   controllers: [PagesApiController, PagesWebController, ImportApiController],
   providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService, PageSaveHooks,
     PageChangeFeed, PageViewCache],

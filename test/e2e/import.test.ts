@@ -25,6 +25,22 @@ describe('POST /api/import', () => {
   const importBatch = (pages: unknown) => author.post('/api/import').send({ pages });
   const revisionsOf = async (slug: string) => (await t.http.get(`/api/pages/${slug}/history`).expect(200)).body.items as { message: string; author: string }[];
 
+  it('records each batch that changes pages in the audit log, committed before the answer; page commits stay scoped to their transactions', async () => {
+    const auditOf = async () =>
+      (await t.dataSource.query(`SELECT actor_name, target, details FROM audit_log WHERE action = 'page.import' ORDER BY id`)) as { actor_name: string; target: string; details: Record<string, number> }[];
+    const before = (await auditOf()).length;
+    await importBatch([
+      { path: 'audit/One.md', title: 'Audit One', body: 'One.' },
+      { path: 'audit/Two.md', title: 'Audit Two', body: 'Two [[Audit One]].' },
+    ]).expect(200);
+    expect((await auditOf()).slice(before)).toEqual([{ actor_name: 'importer', target: 'pages', details: { created: 2, updated: 0, unchanged: 0, failed: 0 } }]);
+    // Nothing changed: nothing to record.
+    await importBatch([{ path: 'audit/One.md', title: 'Audit One', body: 'One.' }]).expect(200);
+    expect((await auditOf()).slice(before)).toHaveLength(1);
+    // The relaxed commit of each imported page was set for its own transaction only.
+    expect((await t.dataSource.query('SHOW synchronous_commit'))[0].synchronous_commit).toBe('on');
+  });
+
   it('creates new pages, reports identical ones unchanged and updates changed ones, each with its own status', async () => {
     const first = await importBatch([
       { path: 'notes/Alpha.md', title: 'Alpha', body: 'Links to [[Beta]].' },

@@ -33,6 +33,19 @@ describe('database schema', () => {
     expect(rows[0].indexdef).toContain("WHERE ((embedding_model = 'kurate-hash-384-v1'::text) AND (embedding_dims = 384))");
   });
 
+  it('keeps page_search_terms to live pages without a foreign key: trash, restore and a deleted row', async () => {
+    const author = await t.as('author');
+    const created = await author.post('/api/pages').send({ title: 'Term Keeper', body: 'Lighthouse keepers polish brass lanterns.' }).expect(201);
+    const terms = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM page_search_terms WHERE page_id = $1', [created.body.id]))[0].n);
+    expect(await terms()).toBeGreaterThan(4);
+    await author.delete('/api/pages/term-keeper').expect(204);
+    expect(await terms()).toBe(0);
+    await author.post('/api/pages/term-keeper/restore').expect(201);
+    expect(await terms()).toBeGreaterThan(4);
+    await t.dataSource.query('DELETE FROM pages WHERE id = $1', [created.body.id]);
+    expect(await terms()).toBe(0);
+  });
+
   it('applies every migration file and rolls each back cleanly', async () => {
     const versions = readMigrations().map((m) => m.version);
     const applied = (await t.dataSource.query('SELECT version FROM schema_migrations ORDER BY version')).map((r: { version: string }) => r.version);
