@@ -110,13 +110,19 @@ export class BuiltinExtractor implements Extractor {
     if (signal?.aborted) throw cancelled();
     if (this.threads === 0) return runBuiltinExtraction(request);
     this.pool ??= new Piscina({ filename: pathToFileURL(this.workerFile!).href, minThreads: this.threads, maxThreads: this.threads, idleTimeout: 60_000 });
-    try {
-      return await this.pool.run(request, signal ? { signal } : {});
-    } catch (error) {
-      if (signal?.aborted) throw cancelled();
+    // The signal is not handed to the pool: aborting a task that is finishing races with its answer inside piscina
+    // (an uncaught "Unexpected message from Worker"). A cancelled job is answered at once instead, and the chunk's
+    // result, a few milliseconds of work, is dropped when it arrives.
+    const task = this.pool.run(request).catch((error: unknown) => {
       // A thread that died (out of memory, a bug) is replaced by the pool; the job is retried.
       throw new ExtractorError(`The built-in extractor's worker thread failed: ${error instanceof Error ? error.message : String(error)}`, true);
-    }
+    });
+    if (!signal) return task;
+    return new Promise<ExtractionResult>((resolve, reject) => {
+      const onAbort = () => reject(cancelled());
+      signal.addEventListener('abort', onAbort, { once: true });
+      task.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   /** Stops the worker threads (at shutdown). */
