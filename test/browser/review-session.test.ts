@@ -1,34 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS_DIR } from '../support/database.js';
+import { HAS_CHROMIUM, launchBrowser, SCREENSHOTS, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
 import { KgFactory } from '../support/kg-factory.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 // An admin's review session in a real browser (Debian's chromium driven by playwright-core), with the keyboard.
-
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn('SKIPPED: Debian chromium not installed (apt-get install -y chromium): the review session browser test did not run');
-
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'";
-const SCREENSHOTS = path.join(ARTIFACTS_DIR, 'screenshots');
+warnWithoutChromium('the review session browser test');
 
 describe.skipIf(!HAS_CHROMIUM)('a review session in a real browser', () => {
   let t: TestApp;
   let kg: KgFactory;
-  let context: BrowserContext;
-  let userDataDir: string;
+  let browser: TestBrowser;
   let admin: TestUser;
   const ids: Record<string, string> = {};
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
     t = await startTestApp({ listen: true });
@@ -45,35 +30,15 @@ describe.skipIf(!HAS_CHROMIUM)('a review session in a real browser', () => {
     ids.postgres = await kg.node({ name: 'Postgres', type: 'technology', aliases: ['PG'] });
     await kg.mention(tools.chunkId, 'postgres|technology', 'Postgres', ids.postgres);
 
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    userDataDir = mkdtempSync(path.join(tmpdir(), 'kurate-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
-    await context.route(`${t.baseUrl}/**`, async (route) => {
-      const response = await route.fetch({ maxRedirects: 0 });
-      await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': STRICT_CSP } });
-    });
-    context.on('page', watch);
-    for (const page of context.pages()) watch(page);
+    browser = await launchBrowser({ strictCspFor: t.baseUrl, viewport: { width: 1280, height: 900 } });
   });
 
-  function watch(page: Page) {
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-  }
-
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await t?.close();
   });
 
-  async function tab(): Promise<Page> {
-    const page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(8000);
-    return page;
-  }
+  const tab = (): Promise<Page> => browser.tab();
 
   async function logIn(page: Page, user: TestUser, next: string) {
     await page.goto(`${t.baseUrl}${next}`);
@@ -192,7 +157,7 @@ describe.skipIf(!HAS_CHROMIUM)('a review session in a real browser', () => {
   });
 
   it('had no CSP violation and no script error anywhere', () => {
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(browser.cspViolations).toEqual([]);
+    expect(browser.pageErrors).toEqual([]);
   });
 });

@@ -1,73 +1,28 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ARTIFACTS_DIR } from '../support/database.js';
+import { HAS_CHROMIUM, launchBrowser, SCREENSHOTS, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// A reader's journey through the wiki in a real browser (Debian's chromium driven by playwright-core).
-
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-if (!HAS_CHROMIUM) console.warn('SKIPPED: Debian chromium not installed (apt-get install -y chromium)');
-
-// Flags from shared/notes/browser.md: headless as root, and no attempts to reach outside hosts.
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-
-// The policy the lead plans to ship: no inline scripts, styles or event handlers anywhere.
-const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'";
-
-const SCREENSHOTS = path.join(ARTIFACTS_DIR, 'screenshots');
+// A reader's journey through the wiki in a real browser (Debian's chromium driven by playwright-core), every page
+// served under a strict CSP (no inline scripts, styles or event handlers anywhere).
+warnWithoutChromium('the wiki journey browser test');
 
 describe.skipIf(!HAS_CHROMIUM)('wiki journey in a real browser', () => {
   let t: TestApp;
-  let context: BrowserContext;
-  let userDataDir: string;
-  const cspViolations: string[] = [];
-  const pageErrors: string[] = [];
+  let browser: TestBrowser;
 
   beforeAll(async () => {
     t = await startTestApp({ listen: true });
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    userDataDir = mkdtempSync(path.join(tmpdir(), 'kurate-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
-    // Serve every response with the strict policy, so an inline script or style would show up as a violation.
-    await context.route(`${t.baseUrl}/**`, async (route) => {
-      const response = await route.fetch({ maxRedirects: 0 });
-      await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': STRICT_CSP } });
-    });
-    context.on('page', watch);
-    for (const page of context.pages()) watch(page);
+    browser = await launchBrowser({ strictCspFor: t.baseUrl, viewport: { width: 1280, height: 900 } });
   });
 
-  function watch(page: Page) {
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-  }
-
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await t?.close();
   });
 
-  async function newPage(): Promise<Page> {
-    const page = context.pages()[0] ?? (await context.newPage());
-    // Fail on the step that is stuck, with the locator named, well before the test's own timeout.
-    page.setDefaultTimeout(8000);
-    return page;
-  }
+  const newPage = (): Promise<Page> => browser.tab();
 
   it('logs in through the login form and comes back to where it was going', async () => {
     const ada = await t.user('author', { name: 'Ada' });
@@ -162,7 +117,7 @@ describe.skipIf(!HAS_CHROMIUM)('wiki journey in a real browser', () => {
   });
 
   it('fits a phone screen (375px) without horizontal scrolling', async () => {
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     await page.setViewportSize({ width: 375, height: 812 });
     for (const [name, url] of [['page-view-phone', '/page/journey-start'], ['home-phone', '/'], ['history-phone', '/page/journey-start/history'], ['edit-phone', '/page/journey-start/edit']] as const) {
       await page.goto(`${t.baseUrl}${url}`);
@@ -174,7 +129,7 @@ describe.skipIf(!HAS_CHROMIUM)('wiki journey in a real browser', () => {
   });
 
   it('ran under a strict Content-Security-Policy without violations or script errors', () => {
-    expect(cspViolations).toEqual([]);
-    expect(pageErrors).toEqual([]);
+    expect(browser.cspViolations).toEqual([]);
+    expect(browser.pageErrors).toEqual([]);
   });
 });

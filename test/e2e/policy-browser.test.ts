@@ -1,28 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
-import { ARTIFACTS_DIR } from '../support/database.js';
+import { HAS_CHROMIUM, launchBrowser, SCREENSHOTS, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-// An admin deciding a cluster's policy in a real browser, under the strict CSP the lead plans (no inline anything).
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-];
-const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'";
-const SCREENSHOTS = path.join(ARTIFACTS_DIR, 'screenshots');
+// An admin deciding a cluster's policy in a real browser, under a strict CSP (no inline anything).
+warnWithoutChromium('the policy UI browser test');
 
 describe.skipIf(!HAS_CHROMIUM)('the policy UI in a real browser', () => {
   let t: TestApp;
-  let context: BrowserContext;
+  let browser: TestBrowser;
   let page: Page;
-  let userDataDir: string;
-  const cspViolations: string[] = [];
 
   beforeAll(async () => {
     t = await startTestApp({ listen: true });
@@ -32,20 +21,8 @@ describe.skipIf(!HAS_CHROMIUM)('the policy UI in a real browser', () => {
       await api.post('/api/pages').send({ title, body: `---\ncluster: ${cluster}\n---\nAbout ${title}.\n` }).expect(201);
     }
     await t.dataSource.query(`INSERT INTO kg_content_chunks (page_id, position, text, content_hash) SELECT id, 1, 'x', 'h' FROM pages WHERE slug = 'diary'`);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    userDataDir = mkdtempSync(path.join(tmpdir(), 'kurate-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 },
-    });
-    await context.route(`${t.baseUrl}/**`, async (route) => {
-      const response = await route.fetch({ maxRedirects: 0 });
-      await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': STRICT_CSP } });
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.setDefaultTimeout(8000);
-    page.on('console', (message) => {
-      if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
-    });
+    browser = await launchBrowser({ strictCspFor: t.baseUrl, viewport: { width: 1280, height: 900 } });
+    page = await browser.tab();
     const admin = await t.user('admin', { name: 'Barbara' });
     await page.goto(`${t.baseUrl}/admin/kg-policy`);
     await page.waitForURL(/\/login\?next=%2Fadmin%2Fkg-policy$/);
@@ -56,8 +33,7 @@ describe.skipIf(!HAS_CHROMIUM)('the policy UI in a real browser', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await t?.close();
   });
 
@@ -98,6 +74,6 @@ describe.skipIf(!HAS_CHROMIUM)('the policy UI in a real browser', () => {
   });
 
   it('breaks no rule of the strict content security policy', () => {
-    expect(cspViolations).toEqual([]);
+    expect(browser.cspViolations).toEqual([]);
   });
 });

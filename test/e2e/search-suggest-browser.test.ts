@@ -1,36 +1,28 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HAS_CHROMIUM, launchBrowser, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // The header search box suggesting titles as the reader types, in a real browser (Debian's chromium).
-const CHROMIUM = '/usr/bin/chromium';
-const HAS_CHROMIUM = existsSync(CHROMIUM);
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+warnWithoutChromium('the search box browser test');
 
 describe.skipIf(!HAS_CHROMIUM)('header search box title suggestions', () => {
   let t: TestApp;
-  let context: BrowserContext;
-  let userDataDir: string;
+  let browser: TestBrowser;
 
   beforeAll(async () => {
     t = await startTestApp({ listen: true });
     const author = await t.as('author');
     await author.post('/api/pages').send({ title: 'Compost Guide', body: 'Heaps.' }).expect(201);
     await author.post('/api/pages').send({ title: 'Composting in Winter', body: 'Cold heaps. See [[Compost Guide]].' }).expect(201);
-    userDataDir = mkdtempSync(path.join(tmpdir(), 'kurate-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await context?.close();
-    if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+    await browser?.close();
     await t?.close();
   });
 
   it('fills a datalist with matching titles, without CSP violations or page errors', async () => {
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
@@ -44,7 +36,7 @@ describe.skipIf(!HAS_CHROMIUM)('header search box title suggestions', () => {
   });
 
   it('shows results with filters and a "why this result" that opens without script, with no CSP violations', async () => {
-    const page = await context.newPage();
+    const page = await browser.context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));

@@ -1,0 +1,83 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { ARTIFACTS_DIR } from './database.js';
+
+// Browser tests run Debian's chromium through playwright-core (shared/notes/browser.md); none is ever downloaded.
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAS_CHROMIUM = existsSync(CHROMIUM);
+
+/** Says loudly that a browser test will not run here (the describe block is skipped with `skipIf(!HAS_CHROMIUM)`). */
+export function warnWithoutChromium(what: string): void {
+  if (!HAS_CHROMIUM) console.warn(`SKIPPED: Debian chromium not installed (apt-get install -y chromium): ${what} did not run`);
+}
+
+// Flags from shared/notes/browser.md: headless as root, and no attempts to reach outside hosts.
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+// No inline scripts, styles or event handlers anywhere: stricter than the server's own policy, so that any inline
+// script or style in a page shows up as a violation.
+const STRICT_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'";
+
+/** Where browser tests leave their screenshots (created on launch). */
+export const SCREENSHOTS = path.join(ARTIFACTS_DIR, 'screenshots');
+
+export interface TestBrowser {
+  context: BrowserContext;
+  /** Content Security Policy errors any page logged (with `strictCspFor`). */
+  cspViolations: string[];
+  /** Uncaught errors in any page's scripts. */
+  pageErrors: string[];
+  /** The first tab (opened if none), failing a stuck step after 8 s, well before the test's own timeout. */
+  tab(): Promise<Page>;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh headless chromium profile. With `strictCspFor` (the app's base URL), every response from the app is
+ * served under STRICT_CSP, and each page's CSP violations and script errors are collected.
+ */
+export async function launchBrowser(options: { strictCspFor?: string; viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const userDataDir = mkdtempSync(path.join(tmpdir(), 'kurate-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    ...(options.viewport ? { viewport: options.viewport } : {}),
+  });
+  const cspViolations: string[] = [];
+  const pageErrors: string[] = [];
+  if (options.strictCspFor) {
+    await context.route(`${options.strictCspFor}/**`, async (route) => {
+      const response = await route.fetch({ maxRedirects: 0 });
+      await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': STRICT_CSP } });
+    });
+    const watch = (page: Page) => {
+      page.on('console', (message) => {
+        if (message.type() === 'error' && /Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+      });
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+    };
+    context.on('page', watch);
+    for (const page of context.pages()) watch(page);
+  }
+  return {
+    context,
+    cspViolations,
+    pageErrors,
+    async tab() {
+      const page = context.pages()[0] ?? (await context.newPage());
+      page.setDefaultTimeout(8000);
+      return page;
+    },
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
