@@ -4,8 +4,10 @@
 // `api_error` 500, `overloaded_error` 529). Scripted per test with a queue of replies; counts calls and records
 // every request.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startFakeHttpServer, type RecordedRequest } from './fake-http.js';
+
+export type { RecordedRequest } from './fake-http.js';
 
 export type AnthropicErrorType =
   | 'invalid_request_error'
@@ -32,14 +34,6 @@ export type FakeAnthropicReply =
   | { kind: 'hang'; ms?: number; then?: FakeAnthropicReply }
   /** The connection is cut without an answer. */
   | { kind: 'drop' };
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body, or the raw text when it is not JSON (undefined when empty). */
-  body: any;
-}
 
 export interface FakeAnthropicOptions {
   /** The key the server accepts (as `x-api-key` or `Authorization: Bearer`); default: any non-empty key. */
@@ -85,34 +79,14 @@ export function chunkTextOfAnthropicRequest(request: RecordedRequest): string {
 
 export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
   let queue: FakeAnthropicReply[] = [];
-  let requests: RecordedRequest[] = [];
-  const pendingTimers = new Set<NodeJS.Timeout>();
 
-  const server = createServer((req, res) => {
-    void handle(req, res);
-  });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = await readBody(req);
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    let body: any;
-    let badJson = false;
-    if (text !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-        badJson = true;
-      }
-    }
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
-    requests.push(recorded);
-
-    if (req.method !== 'POST' || path !== '/v1/messages') return sendError(res, 404, 'not_found_error', `Not found: ${req.method} ${path}`);
-    const key = req.headers['x-api-key'] ?? /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+  async function handle(recorded: RecordedRequest, res: ServerResponse, badJson: boolean): Promise<void> {
+    const { method, path, headers, body } = recorded;
+    if (method !== 'POST' || path !== '/v1/messages') return sendError(res, 404, 'not_found_error', `Not found: ${method} ${path}`);
+    const key = headers['x-api-key'] ?? /^Bearer (.+)$/.exec(headers.authorization ?? '')?.[1];
     if (!key) return sendError(res, 401, 'authentication_error', 'x-api-key header is required');
     if (options.apiKey !== undefined && key !== options.apiKey) return sendError(res, 401, 'authentication_error', 'invalid x-api-key');
-    if (!req.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+    if (!headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
     if (badJson) return sendError(res, 400, 'invalid_request_error', 'There was an issue with the format or content of your request.');
     for (const field of ['model', 'max_tokens', 'messages']) {
       if (body?.[field] === undefined) return sendError(res, 400, 'invalid_request_error', `${field}: Field required`);
@@ -126,13 +100,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     switch (reply.kind) {
       case 'hang': {
         if (reply.ms === undefined) return;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            pendingTimers.delete(timer);
-            resolve();
-          }, reply.ms);
-          pendingTimers.add(timer);
-        });
+        await server.pause(reply.ms);
         if (res.destroyed || res.writableEnded) return;
         return answer(res, request, reply.then ?? options.respond?.(request) ?? defaultReply(request));
       }
@@ -180,30 +148,25 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions = {}): Pr
     }
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startFakeHttpServer(handle);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     get calls() {
-      return requests.filter((r) => r.path === '/v1/messages').length;
+      return server.requestsTo('/v1/messages').length;
     },
     get requests() {
-      return requests;
+      return server.requests;
     },
-    requestsTo: (path) => requests.filter((r) => r.path === path),
+    requestsTo: server.requestsTo,
     enqueue: (...replies) => {
       queue.push(...replies);
     },
     reset: () => {
       queue = [];
-      requests = [];
+      server.forgetRequests();
     },
-    close: async () => {
-      for (const timer of pendingTimers) clearTimeout(timer);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: server.close,
   };
 }
 
@@ -213,15 +176,6 @@ function defaultReply(_request: RecordedRequest): FakeAnthropicReply {
 
 function id(): string {
   return randomBytes(12).toString('base64url');
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

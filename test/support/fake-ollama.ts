@@ -3,8 +3,10 @@
 // /api/version, errors as `{"error": "..."}` with Ollama's status codes. Scripted per test with a queue of replies;
 // counts calls and records every request.
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startFakeHttpServer, type RecordedRequest } from './fake-http.js';
+
+export type { RecordedRequest } from './fake-http.js';
 
 export type FakeOllamaReply =
   /** A chat answer; an object `content` is sent as its JSON text (what `format` makes a model write). */
@@ -19,14 +21,6 @@ export type FakeOllamaReply =
   | { kind: 'hang'; ms?: number; then?: FakeOllamaReply }
   /** The connection is cut without an answer. */
   | { kind: 'drop' };
-
-export interface RecordedRequest {
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body, or the raw text when it is not JSON (undefined when empty). */
-  body: any;
-}
 
 export interface FakeOllamaOptions {
   /** Models /api/tags lists and the server knows; others get Ollama's 404 "model … not found". */
@@ -71,33 +65,13 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
   const dimensions = options.embedDimensions ?? 768;
   let chatQueue: FakeOllamaReply[] = [];
   let embedQueue: FakeOllamaReply[] = [];
-  let requests: RecordedRequest[] = [];
-  const pendingTimers = new Set<NodeJS.Timeout>();
 
-  const server = createServer((req, res) => {
-    void handle(req, res);
-  });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const text = await readBody(req);
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    let body: any;
-    let badJson = false;
-    if (text !== '') {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-        badJson = true;
-      }
-    }
-    const recorded: RecordedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
-    requests.push(recorded);
-
-    if (req.method === 'GET' && path === '/') return sendText(res, 200, 'Ollama is running');
-    if (req.method === 'GET' && path === '/api/version') return sendJson(res, 200, { version: '0.12.6' });
-    if (req.method === 'GET' && path === '/api/tags') return sendJson(res, 200, { models: models.map(describeModel) });
-    if (req.method !== 'POST' || (path !== '/api/chat' && path !== '/api/embed')) return sendText(res, 404, '404 page not found');
+  async function handle(recorded: RecordedRequest, res: ServerResponse, badJson: boolean): Promise<void> {
+    const { method, path, body } = recorded;
+    if (method === 'GET' && path === '/') return sendText(res, 200, 'Ollama is running');
+    if (method === 'GET' && path === '/api/version') return sendJson(res, 200, { version: '0.12.6' });
+    if (method === 'GET' && path === '/api/tags') return sendJson(res, 200, { models: models.map(describeModel) });
+    if (method !== 'POST' || (path !== '/api/chat' && path !== '/api/embed')) return sendText(res, 404, '404 page not found');
     if (badJson) return sendJson(res, 400, { error: 'invalid character looking for beginning of value' });
     if (typeof body?.model !== 'string' || body.model === '') return sendJson(res, 400, { error: 'model is required' });
     if (!models.includes(body.model) && !models.includes(`${body.model}:latest`)) {
@@ -119,13 +93,7 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     switch (reply.kind) {
       case 'hang': {
         if (reply.ms === undefined) return; // never answers; close() cuts the connection
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            pendingTimers.delete(timer);
-            resolve();
-          }, reply.ms);
-          pendingTimers.add(timer);
-        });
+        await server.pause(reply.ms);
         if (res.destroyed || res.writableEnded) return;
         return answer(res, path, request, reply.then ?? defaultReply(path, request));
       }
@@ -178,21 +146,20 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     }
   }
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const server = await startFakeHttpServer(handle);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     get calls() {
-      return requests.filter((r) => r.path === '/api/chat').length;
+      return server.requestsTo('/api/chat').length;
     },
     get embedCalls() {
-      return requests.filter((r) => r.path === '/api/embed').length;
+      return server.requestsTo('/api/embed').length;
     },
     get requests() {
-      return requests;
+      return server.requests;
     },
-    requestsTo: (path) => requests.filter((r) => r.path === path),
+    requestsTo: server.requestsTo,
     enqueue: (...replies) => {
       for (const reply of replies) (reply.kind === 'embed' ? embedQueue : chatQueue).push(reply);
     },
@@ -202,13 +169,9 @@ export async function startFakeOllama(options: FakeOllamaOptions = {}): Promise<
     reset: () => {
       chatQueue = [];
       embedQueue = [];
-      requests = [];
+      server.forgetRequests();
     },
-    close: async () => {
-      for (const timer of pendingTimers) clearTimeout(timer);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: server.close,
   };
 }
 
@@ -235,15 +198,6 @@ export function deterministicVector(text: string, dimensions: number): number[] 
   }
   const norm = Math.sqrt(out.reduce((s, x) => s + x * x, 0)) || 1;
   return out.map((x) => x / norm);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
