@@ -26,11 +26,7 @@ export class PageImportService {
     private readonly audit: AuditService,
   ) {}
 
-  /**
-   * Pages are committed one by one without waiting for the disk; the batch's audit entry is then committed the
-   * ordinary way, which flushes the log up to it and so makes every page before it durable, before the answer leaves.
-   * (A crash mid-batch can lose pages whose success was never reported; importing again fills them in.)
-   */
+  /** Saves each page in its own transaction, then records the batch in the audit log if it changed anything. */
   async importBatch(batch: ImportPageDto[], origin: RequestOrigin): Promise<ImportBatchResponse> {
     const { actor } = origin;
     const started = Date.now();
@@ -88,11 +84,11 @@ export class PageImportService {
       // An old slug that redirects to a renamed page is free: the file is a page of its own.
       const current = existing.get(slug);
       if (!current) {
-        await this.pages.create({ title: input.title, body: input.body, message }, actor, { asyncCommit: true });
+        await this.pages.create({ title: input.title, body: input.body, message }, actor);
         return { path, slug, status: 'created' };
       }
       if (current.body === input.body && current.title === title) return { path, slug, status: 'unchanged' };
-      const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor, { asyncCommit: true });
+      const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);
       // A save keeps the stored title unless the frontmatter names one, so a file renamed only in letter case
       // ("foo.md" → "Foo.md", same slug) needs a rename to carry its new title.
       if (page.title !== title) await this.pages.rename(slug, title, { rewriteLinks: false }, actor);

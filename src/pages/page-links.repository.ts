@@ -50,20 +50,16 @@ export class PageLinksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Takes this transaction's turn on link keys (sorted, so two writers never wait on each other crosswise), in the
-   * same statement NOTIFYs `notify` (delivered when the transaction commits) and, with `asyncCommit`, lets the
-   * commit return before its WAL reaches the disk (the caller makes it durable later: see PageImportService).
+   * Takes this transaction's turn on link keys (sorted, so two writers never wait on each other crosswise) and, with
+   * a channel, NOTIFYs it in the same statement (delivered when the transaction commits).
    */
-  async lockKeys(keys: string[], db: EntityManager, options: { notify?: string | null; asyncCommit?: boolean } = {}): Promise<void> {
-    const notify = options.notify ?? null;
-    const asyncCommit = options.asyncCommit === true;
-    if (keys.length === 0 && notify === null && !asyncCommit) return;
+  async lockKeys(keys: string[], db: EntityManager, notifyChannel: string | null = null): Promise<void> {
+    if (keys.length === 0 && notifyChannel === null) return;
     await db.query(
       `SELECT (SELECT count(pg_advisory_xact_lock(${LINK_KEY_LOCKS}, hashtext(k)))
                  FROM (SELECT DISTINCT k FROM unnest($1::text[]) k ORDER BY k) keys) AS locked,
-              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, '') END AS notified,
-              CASE WHEN $3::boolean THEN set_config('synchronous_commit', 'off', true) END AS commit_mode`,
-      [keys, notify, asyncCommit],
+              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, '') END AS notified`,
+      [keys, notifyChannel],
     );
   }
 

@@ -28,15 +28,6 @@ export interface UpdatePageInput {
   message?: string;
 }
 
-/** How a write commits. */
-export interface WriteOptions {
-  /**
-   * Commit without waiting for the disk. Only for a caller that ends its work with an ordinary (synchronous)
-   * commit before it answers: that flush makes every earlier commit durable too (the import does, per batch).
-   */
-  asyncCommit?: boolean;
-}
-
 export interface SaveResult {
   page: PageEntity;
   /** False when the save changed nothing (same text): no revision is written. */
@@ -82,10 +73,10 @@ export class PagesService {
     return this.pages.facets();
   }
 
-  async create(input: CreatePageInput, actor: Actor, options: WriteOptions = {}): Promise<PageEntity> {
+  async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
     const write = this.prepare(input.body, input.title);
     const links = outboundLinks(write.text);
-    return this.write([...write.linkKeys, ...links.map((l) => l.targetKey)], options, async (tx) => {
+    return this.write([...write.linkKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       await this.assertSlugFree(write.slug, tx);
       const id = await this.pages.insert(write, actor.name, tx);
       await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
@@ -95,14 +86,14 @@ export class PagesService {
     });
   }
 
-  async update(slug: string, input: UpdatePageInput, actor: Actor, options: WriteOptions = {}): Promise<SaveResult> {
+  async update(slug: string, input: UpdatePageInput, actor: Actor): Promise<SaveResult> {
     const current = await this.get(slug);
     const write = this.prepare(input.body, current.title, current.slug);
     if (current.version !== input.baseVersion) throw this.conflict(current, input);
     if (write.contentHash === current.contentHash) return { page: current, changed: false };
     const links = outboundLinks(write.text);
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
-    return this.write([...ownKeys, ...links.map((l) => l.targetKey)], options, async (tx) => {
+    return this.write([...ownKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, input);
       const version = input.baseVersion + 1;
@@ -128,7 +119,7 @@ export class PagesService {
     const write = this.prepare(body, title, newSlug);
     write.title = title;
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
-    return this.write(ownKeys, {}, async (tx) => {
+    return this.write(ownKeys, async (tx) => {
       if (newSlug !== current.slug) await this.assertSlugFree(newSlug, tx);
       const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
@@ -146,7 +137,7 @@ export class PagesService {
 
   async delete(slug: string, actor: Actor): Promise<void> {
     const page = await this.get(slug);
-    await this.write(page.linkKeys, {}, async (tx) => {
+    await this.write(page.linkKeys, async (tx) => {
       await this.pages.markDeleted(page.id, actor.name, tx);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       await this.saved(page.id, 'deleted', tx);
@@ -157,7 +148,7 @@ export class PagesService {
     const page = await this.pages.findBySlug(slug);
     if (!page) throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}" in the trash.`);
     if (!page.deletedAt) throw new DomainException(DomainErrorCode.NotInTrash, `The page "${page.title}" is not in the trash.`);
-    return this.write(page.linkKeys, {}, async (tx) => {
+    return this.write(page.linkKeys, async (tx) => {
       await this.pages.markRestored(page.id, tx);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       return this.saved(page.id, 'restored', tx);
@@ -199,10 +190,10 @@ export class PagesService {
    * the keys whose resolution the write may change (its own and those it links to): concurrent writes sharing one
    * take turns, so a page and a link to it saved at the same moment still meet.
    */
-  private async write<T>(linkKeys: string[], options: WriteOptions, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>): Promise<T> {
     const result = await this.pages.transaction(async (tx) => {
       // NOTIFY is delivered at commit, so announcing first is the same as announcing last, and shares a round trip.
-      await this.links.lockKeys(linkKeys, tx, { notify: this.changeFeed.announceChannel, asyncCommit: options.asyncCommit });
+      await this.links.lockKeys(linkKeys, tx, this.changeFeed.announceChannel);
       return work(tx);
     });
     this.changeFeed.committed();

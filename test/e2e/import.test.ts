@@ -37,7 +37,7 @@ describe('POST /api/import', () => {
     // Nothing changed: nothing to record.
     await importBatch([{ path: 'audit/One.md', title: 'Audit One', body: 'One.' }]).expect(200);
     expect((await auditOf()).slice(before)).toHaveLength(1);
-    // The relaxed commit of each imported page was set for its own transaction only.
+    // Imports leave the connection's settings as they were.
     expect((await t.dataSource.query('SHOW synchronous_commit'))[0].synchronous_commit).toBe('on');
   });
 
