@@ -28,7 +28,7 @@ describe('database schema', () => {
       `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND (tablename = 'page_search_terms' OR indexdef LIKE '%USING hnsw%') ORDER BY indexname`,
     );
     expect(rows.map((r) => r.indexname)).toEqual([
-      'kg_content_chunks_embedding_384_64fad15d8d_idx', 'page_search_terms_impact_idx', 'page_search_terms_pkey',
+      'kg_content_chunks_embedding_384_64fad15d8d_m8_idx', 'page_search_terms_impact_idx', 'page_search_terms_pkey',
     ]);
     expect(rows[0].indexdef).toContain("WHERE ((embedding_model = 'kurate-hash-384-v1'::text) AND (embedding_dims = 384))");
   });

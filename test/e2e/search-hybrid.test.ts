@@ -67,10 +67,29 @@ describe('hybrid search: lexical + vector + graph', () => {
     expect(await count(t, `SELECT count(*) FROM kg_content_chunks WHERE embedding_model = $1`, [HASHING_EMBEDDER_MODEL])).toBeGreaterThanOrEqual(4);
     const name = SearchVectorRepository.indexName(HASHING_EMBEDDER_MODEL, HASHING_EMBEDDER_DIMENSIONS);
     const rows: { indexdef: string }[] = await t.dataSource.query(`SELECT indexdef FROM pg_indexes WHERE indexname = $1`, [name]);
-    expect(rows[0].indexdef).toMatch(/USING hnsw .*vector\(384\).*vector_cosine_ops.*WHERE/);
+    expect(rows[0].indexdef).toMatch(/USING hnsw .*vector\(384\).*vector_cosine_ops.*WITH \(m='8', ef_construction='64'\).*WHERE/);
     // Idempotent: a second process booting (or this one again) changes nothing.
     await t.app.get(SearchVectorRepository).ensureIndex(HASHING_EMBEDDER_MODEL, HASHING_EMBEDDER_DIMENSIONS);
     expect(await count(t, `SELECT count(*) FROM pg_indexes WHERE indexname = $1`, [name])).toBe(1);
+  });
+
+  it('replaces an index of the same model built with the earlier parameters, and leaves other models\' alone', async () => {
+    const hnswIndexes = async () =>
+      ((await t.dataSource.query(`SELECT indexname FROM pg_indexes WHERE indexdef LIKE '%USING hnsw%' AND tablename = 'kg_content_chunks' ORDER BY indexname`)) as { indexname: string }[]).map((r) => r.indexname);
+    const current = SearchVectorRepository.indexName(HASHING_EMBEDDER_MODEL, HASHING_EMBEDDER_DIMENSIONS);
+    const legacy = current.replace(/_m\d+_idx$/, '_idx'); // the name before the build parameters were chosen
+    const otherModel = SearchVectorRepository.indexName('some-other-model', 384);
+    await t.dataSource.query(`DROP INDEX ${current}`);
+    await t.dataSource.query(`CREATE INDEX ${legacy} ON kg_content_chunks USING hnsw ((embedding::vector(384)) vector_cosine_ops)
+                                WHERE embedding_model = '${HASHING_EMBEDDER_MODEL}' AND embedding_dims = 384`);
+    await t.dataSource.query(`CREATE INDEX ${otherModel} ON kg_content_chunks USING hnsw ((embedding::vector(384)) vector_cosine_ops)
+                                WHERE embedding_model = 'some-other-model' AND embedding_dims = 384`);
+    try {
+      await t.app.get(SearchVectorRepository).ensureIndex(HASHING_EMBEDDER_MODEL, HASHING_EMBEDDER_DIMENSIONS);
+      expect(await hnswIndexes()).toEqual([current, otherModel].sort());
+    } finally {
+      await t.dataSource.query(`DROP INDEX IF EXISTS ${otherModel}`);
+    }
   });
 
   it('finds a page by meaning when no word matches (vector), with a deep link to the section', async () => {
