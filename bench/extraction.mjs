@@ -36,6 +36,7 @@ const { values: opt } = parseArgs({
     'no-write': { type: 'boolean', default: false },
     only: { type: 'string' },
     profile: { type: 'string' },
+    'pg-stats': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -50,6 +51,8 @@ if (opt.help) {
   --pg-admin-url URL   a PostgreSQL where ${DB_NAME} may be created and dropped
   --only builtin|pipeline   run one part only (implies --no-write)
   --profile FILE       write a CPU profile (.cpuprofile) of the built-in run's extraction (not the import)
+  --pg-stats           print the statements that took the database's time during the built-in run's extraction
+                       (needs pg_stat_statements in shared_preload_libraries)
   --no-write           print the report only (not appended to bench/RESULTS.md)`);
   process.exit(0);
 }
@@ -146,6 +149,18 @@ async function openJobs(dataSource) {
 }
 
 /** Includes every cluster (the listener enqueues their pages), starts the worker, waits for the last job. */
+/** The statements that took the database's time (pg_stat_statements), most first, as a table. */
+async function statementStats(dataSource, windowMs) {
+  const rows = await dataSource.query(
+    `SELECT calls, total_exec_time AS ms, rows, regexp_replace(query, '\\s+', ' ', 'g') AS query
+       FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+      ORDER BY total_exec_time DESC LIMIT 25`,
+  );
+  const total = rows.reduce((sum, r) => sum + r.ms, 0);
+  const lines = rows.map((r) => `| ${Math.round(r.ms)} ms | ${r.calls} | ${r.rows} | ${(r.ms / r.calls).toFixed(3)} ms | \`${r.query.slice(0, 160).replace(/\|/g, '\\|')}\` |`);
+  return [`Statements by execution time (top 25: ${Math.round(total)} ms in a ${Math.round(windowMs)} ms window):`, '| total | calls | rows | per call | statement |', '|---|---|---|---|---|', ...lines].join('\n');
+}
+
 async function includeAndExtract(app, call, dataSource, profile = null) {
   const clusters = await topClusters(dataSource);
   const worker = app.get(JobWorker);
@@ -159,6 +174,7 @@ async function includeAndExtract(app, call, dataSource, profile = null) {
     await profiler.post('Profiler.enable');
     await profiler.post('Profiler.start');
   }
+  if (opt['pg-stats']) await dataSource.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements; SELECT pg_stat_statements_reset()');
   const started = performance.now();
   for (const cluster of clusters) await call('PUT', `/admin/kg-policy/clusters/${encodeURIComponent(cluster)}`, { action: 'include', reason: 'benchmark' });
   const enqueued = performance.now();
@@ -171,6 +187,7 @@ async function includeAndExtract(app, call, dataSource, profile = null) {
   }
   const done = performance.now();
   const used = cpu.end();
+  if (opt['pg-stats']) console.log(await statementStats(dataSource, done - started));
   if (profiler) {
     const { profile: data } = await profiler.post('Profiler.stop');
     await (await import('node:fs/promises')).writeFile(profile, JSON.stringify(data));
@@ -290,16 +307,25 @@ const lines = [
   '',
   '| measure | result | aim |',
   '|---|---|---|',
-  `| A. pipeline, zero-latency Ollama, 1 call at a time: overhead per chunk (wall time / extraction calls) | **${round(overhead(serial), 2)} ms** (${round(serial.llmCalls / (serial.extractMs / 1000), 0)} chunks/s) | < ${AIMS.overheadMs} ms ${overhead(serial) < AIMS.overheadMs ? '✓' : '✗'} |`,
-  `| A. the same, ${parallel.concurrency} calls at a time | ${round(overhead(parallel), 2)} ms (**${round(parallel.llmCalls / (parallel.extractMs / 1000), 0)} chunks/s**) | |`,
-  `| B. built-in extractor end to end, ${builtin.pages} included pages (of ${pagesBuiltin.length}), KURATE_BUILTIN_EXTRACTOR_THREADS=${opt['builtin-threads'] ?? `${os.availableParallelism() >= 4 ? 1 : 0} (default)`} | **${round(pagesPerSecond, 1)} pages/s** (${round(builtin.chunks / (builtin.extractMs / 1000), 0)} chunks/s; ${round(builtin.extractMs / 1000, 2)} s) | ≥ ${AIMS.pagesPerSecond} pages/s ${pagesPerSecond >= AIMS.pagesPerSecond ? '✓' : '✗'} |`,
+  ...(opt.only === 'builtin' ? [] : [
+    `| A. pipeline, zero-latency Ollama, 1 call at a time: overhead per chunk (wall time / extraction calls) | **${round(overhead(serial), 2)} ms** (${round(serial.llmCalls / (serial.extractMs / 1000), 0)} chunks/s) | < ${AIMS.overheadMs} ms ${overhead(serial) < AIMS.overheadMs ? '✓' : '✗'} |`,
+    `| A. the same, ${parallel.concurrency} calls at a time | ${round(overhead(parallel), 2)} ms (**${round(parallel.llmCalls / (parallel.extractMs / 1000), 0)} chunks/s**) | |`,
+  ]),
+  ...(opt.only === 'pipeline' ? [] : [`| B. built-in extractor end to end, ${builtin.pages} included pages (of ${pagesBuiltin.length}), KURATE_BUILTIN_EXTRACTOR_THREADS=${opt['builtin-threads'] ?? `${os.availableParallelism() >= 4 ? 1 : 0} (default)`} | **${round(pagesPerSecond, 1)} pages/s** (${round(builtin.chunks / (builtin.extractMs / 1000), 0)} chunks/s; ${round(builtin.extractMs / 1000, 2)} s) | ≥ ${AIMS.pagesPerSecond} pages/s ${pagesPerSecond >= AIMS.pagesPerSecond ? '✓' : '✗'} |`]),
   '',
-  `A: ${serial.pages} pages, ${serial.chunks} chunks, ${serial.llmCalls} calls (the fake server spent ${round(serial.serverMs, 0)} ms answering them), ${serial.proposals} proposals, ${serial.failed} failed jobs; ` +
-    `including the clusters (enqueueing) took ${round(serial.enqueueMs, 0)} ms, not counted. Concurrent run: ${parallel.llmCalls} calls in ${round(parallel.extractMs / 1000, 2)} s.`,
-  `CPU per page while extracting (this process / its PostgreSQL backends; machine busy): A serial ${round(serial.appCpuMsPerPage ?? 0)} / ${round(serial.pgCpuMsPerPage ?? 0)} ms (${round(serial.machineBusy ?? 0, 0)}%), ` +
-    `A concurrent ${round(parallel.appCpuMsPerPage ?? 0)} / ${round(parallel.pgCpuMsPerPage ?? 0)} ms (${round(parallel.machineBusy ?? 0, 0)}%), B ${round(builtin.appCpuMsPerPage ?? 0)} / ${round(builtin.pgCpuMsPerPage ?? 0)} ms (${round(builtin.machineBusy ?? 0, 0)}%).`,
-  `B: ${builtin.chunks} chunks, ${builtin.calls} extraction calls, ${builtin.proposals} proposals, ${builtin.mentions} mentions, ${builtin.failed} failed jobs; ` +
-    `${builtin.clusters} clusters included in ${round(builtin.enqueueMs, 0)} ms (not counted); import of the ${pagesBuiltin.length} pages beforehand: ${round(builtin.importMs / 1000, 1)} s.`,
+  ...(opt.only === 'builtin' ? [] : [
+    `A: ${serial.pages} pages, ${serial.chunks} chunks, ${serial.llmCalls} calls (the fake server spent ${round(serial.serverMs, 0)} ms answering them), ${serial.proposals} proposals, ${serial.failed} failed jobs; ` +
+      `including the clusters (enqueueing) took ${round(serial.enqueueMs, 0)} ms, not counted. Concurrent run: ${parallel.llmCalls} calls in ${round(parallel.extractMs / 1000, 2)} s.`,
+  ]),
+  `CPU per page while extracting (this process / its PostgreSQL backends; machine busy): ` +
+    [
+      ...(opt.only === 'builtin' ? [] : [['A serial', serial], ['A concurrent', parallel]]),
+      ...(opt.only === 'pipeline' ? [] : [['B', builtin]]),
+    ].map(([part, r]) => `${part} ${round(r.appCpuMsPerPage ?? 0)} / ${round(r.pgCpuMsPerPage ?? 0)} ms (${round(r.machineBusy ?? 0, 0)}%)`).join(', ') + '.',
+  ...(opt.only === 'pipeline' ? [] : [
+    `B: ${builtin.chunks} chunks, ${builtin.calls} extraction calls, ${builtin.proposals} proposals, ${builtin.mentions} mentions, ${builtin.failed} failed jobs; ` +
+      `${builtin.clusters} clusters included in ${round(builtin.enqueueMs, 0)} ms (not counted); import of the ${pagesBuiltin.length} pages beforehand: ${round(builtin.importMs / 1000, 1)} s.`,
+  ]),
   '',
 ];
 const report = lines.join('\n');
