@@ -39,23 +39,33 @@ export class HashingEmbedder implements Embedder {
 export function hashEmbedding(text: string, dimensions = HASHING_EMBEDDER_DIMENSIONS): number[] {
   const vector = new Float64Array(dimensions);
   const words = text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+(?:['’.+#-][\p{L}\p{N}]+)*/gu) ?? [];
-  const add = (feature: string, weight: number) => {
-    const h = fmix32(fnv1a(feature));
+  // Each feature is a string such as `w graph` or `b knowledge graph`; its FNV-1a hash is computed over those
+  // characters without building the string (this runs for every chunk extraction writes).
+  const add = (hash: number, weight: number) => {
+    const h = fmix32(hash);
     vector[h % dimensions] += h & 0x80000000 ? -weight : weight;
   };
   let previous: string | null = null;
   for (const word of words) {
     if (STOPWORDS.has(word)) {
-      add(`w ${word}`, STOPWORD_WEIGHT);
+      add(fnv1a(WORD_PREFIX, word, 0, word.length), STOPWORD_WEIGHT);
       continue;
     }
-    add(`w ${word}`, WORD_WEIGHT);
-    add(`s ${stem(word)}`, STEM_WEIGHT);
+    add(fnv1a(WORD_PREFIX, word, 0, word.length), WORD_WEIGHT);
+    const stemEnd = stemLength(word);
+    let stemHash = fnv1a(STEM_PREFIX, word, 0, stemEnd);
+    if (stemEnd === word.length - 3 && word.endsWith('ies')) stemHash = fnv1aChar(stemHash, 121); // `y`
+    add(stemHash, STEM_WEIGHT);
     // Stopwords are skipped: `knowledge of the graph` has the bigram `knowledge graph`.
-    if (previous !== null) add(`b ${previous} ${word}`, BIGRAM_WEIGHT);
+    if (previous !== null) add(fnv1a(fnv1aChar(fnv1a(BIGRAM_PREFIX, previous, 0, previous.length), 32), word, 0, word.length), BIGRAM_WEIGHT);
     previous = word;
-    const padded = `<${word}>`;
-    for (let i = 0; i + 3 <= padded.length; i++) add(`c ${padded.slice(i, i + 3)}`, TRIGRAM_WEIGHT);
+    // Character trigrams of `<word>`.
+    const last = word.length + 1;
+    for (let i = 0; i + 2 <= last; i++) {
+      let h = TRIGRAM_PREFIX;
+      for (let k = i; k < i + 3; k++) h = fnv1aChar(h, k === 0 ? 60 : k === last ? 62 : word.charCodeAt(k - 1)); // `<`, `>`
+      add(h, TRIGRAM_WEIGHT);
+    }
   }
   let norm = 0;
   for (const x of vector) norm += x * x;
@@ -70,23 +80,36 @@ export function hashEmbedding(text: string, dimensions = HASHING_EMBEDDER_DIMENS
   return out;
 }
 
-/** A crude English stem: plural and -ing/-ed endings off (`graphs`, `graphing`, `graphed` → `graph`). */
-function stem(word: string): string {
-  if (word.length > 4 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
-  return word;
+/**
+ * A crude English stem: plural and -ing/-ed endings off (`graphs`, `graphing`, `graphed` → `graph`; `libraries` →
+ * `library`), as the length of the word kept (`-ies` words then get a `y`).
+ */
+function stemLength(word: string): number {
+  const n = word.length;
+  if (n > 4 && word.endsWith('ies')) return n - 3;
+  if (n > 5 && word.endsWith('ing')) return n - 3;
+  if (n > 4 && word.endsWith('ed')) return n - 2;
+  if (n > 3 && word.endsWith('s') && !word.endsWith('ss')) return n - 1;
+  return n;
 }
 
-function fnv1a(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
+const FNV_OFFSET = 0x811c9dc5;
+
+/** FNV-1a (32 bits) of `text[start, end)`, continuing from the hash `h` of what came before. */
+function fnv1a(h: number, text: string, start: number, end: number): number {
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
+
+function fnv1aChar(h: number, code: number): number {
+  return Math.imul(h ^ code, 0x01000193) >>> 0;
+}
+
+// The hashes of the features' prefixes: `w ` word, `s ` stem, `b ` bigram, `c ` character trigram.
+const WORD_PREFIX = fnv1a(FNV_OFFSET, 'w ', 0, 2);
+const STEM_PREFIX = fnv1a(FNV_OFFSET, 's ', 0, 2);
+const BIGRAM_PREFIX = fnv1a(FNV_OFFSET, 'b ', 0, 2);
+const TRIGRAM_PREFIX = fnv1a(FNV_OFFSET, 'c ', 0, 2);
 
 /** MurmurHash3's finaliser: spreads FNV's bits so that the bucket and the sign are independent. */
 function fmix32(h: number): number {

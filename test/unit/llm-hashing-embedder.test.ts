@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL, HashingEmbedder, hashEmbedding } from '../../src/llm/hashing.embedder.js';
 
@@ -48,6 +49,16 @@ describe('the built-in hashing embedder', () => {
   it('weighs stopwords lightly', () => {
     const base = hashEmbedding('knowledge graph');
     expect(cosine(base, hashEmbedding('the knowledge of the graph'))).toBeGreaterThan(0.8);
+  });
+
+  it('never changes its vectors under the same model id (stored chunks and new queries must agree)', () => {
+    // Fingerprints of vectors computed when kurate-hash-384-v1 was defined: words, stems (`graphing`, `libraries`),
+    // bigrams, character trigrams, stopwords, Unicode (NFKC, non-Latin scripts) and the empty text.
+    const fingerprint = (text: string) => createHash('sha256').update(hashEmbedding(text).map((x) => x.toFixed(12)).join(',')).digest('hex').slice(0, 16);
+    expect(fingerprint('The graph view shows your notes as a network of nodes and links; graphing, graphed, libraries and boxes.')).toBe('a1aaa726a6ae0952');
+    expect(fingerprint('Ünïcödé wörds: Zürich’s café — C++ and C# and node.js, Berners-Lee, 2024-11-30, ｇｒａｐｈ 東京 タワー')).toBe('98c3cd1bd5b44a99');
+    expect(fingerprint('a an the of')).toBe('bb97304cd80bfaa2');
+    expect(fingerprint('')).toBe('1d7a3a62517019be');
   });
 
   it('honours an aborted signal', async () => {
