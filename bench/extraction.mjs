@@ -50,7 +50,8 @@ if (opt.help) {
   --corpus DIR         the Markdown corpus to replicate (default /work/shared/corpus/foam-docs)
   --pg-admin-url URL   a PostgreSQL where ${DB_NAME} may be created and dropped
   --only builtin|pipeline   run one part only (implies --no-write)
-  --profile FILE       write a CPU profile (.cpuprofile) of the built-in run's extraction (not the import)
+  --profile FILE       write a CPU profile (.cpuprofile) of the built-in run's extraction (not the import);
+                       with --only pipeline, of the serial pipeline run's
   --pg-stats           print the statements that took the database's time during the built-in run's extraction
                        (needs pg_stat_statements in shared_preload_libraries)
   --no-write           print the report only (not appended to bench/RESULTS.md)`);
@@ -250,7 +251,7 @@ async function pipelineRun(pages, concurrency) {
   });
   try {
     await importAll(call, pages);
-    const result = await includeAndExtract(app, call, dataSource);
+    const result = await includeAndExtract(app, call, dataSource, opt.only === 'pipeline' && concurrency === 1 ? (opt.profile ?? null) : null);
     return { ...result, llmCalls: ollama.calls(), serverMs: ollama.handlerMs(), concurrency };
   } finally {
     await app.close();

@@ -90,7 +90,10 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
             reason: failure.message, attempts: job.retryCount + 1,
           }),
       },
-      { concurrency: this.config.extraction.limits.concurrency },
+      // One page more than calls may be in flight (the limiter holds calls to the limit): while the backend answers
+      // the pages being extracted, the next page is read and chunked and the last one written, so a backend that
+      // takes one call at a time (Ollama's default) never waits for the database between pages.
+      { concurrency: this.config.extraction.limits.concurrency + 1 },
     );
     this.worker.register<{ nodeIds: string[] }>(EMBED_NODES_QUEUE, { run: async (job) => this.embeddings.embedNodes(job.data.nodeIds) }, { concurrency: 1 });
     this.worker.register(REEMBED_QUEUE, { run: (job) => this.embeddings.reembedAll(job.signal) }, { concurrency: 1 });
