@@ -1,14 +1,14 @@
 // The offline default: deterministic, fast, and of lower quality than a language model (docs/extractors.md).
 // Names come from link targets, already-approved entities, the page title, proper-noun phrases and noun
-// phrases (compromise's lexicon and pre-tagger); relations are only `related_to`, from sharing a sentence.
-import nlp from 'compromise/two';
+// phrases (wink-nlp's tagger and compromise's lexicon, src/llm/pos-tagger.ts); relations are only `related_to`, from sharing a sentence.
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { sentenceRanges } from './evidence-matcher.js';
 import { nameKey, validateExtraction } from './extraction-validator.js';
+import { lexiconTags, tagSentences, type TaggedTerm } from './pos-tagger.js';
 import { ExtractorError, type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from './extraction.types.js';
 
-export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v1';
+export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v2';
 
 /**
  * How much each piece of evidence says that a name is an entity worth proposing. They combine as independent
@@ -61,8 +61,6 @@ interface Candidate {
   linkSentences: number[];
 }
 
-/** compromise steps we run: its lexicon and pre-tagger, not its slower rule-based post-tagger. */
-const NLP_STEPS = ['index', 'id', 'lexicon', 'preTagger'];
 // Words that end a noun phrase even when the tagger calls them nouns (`all work`, `something here`).
 const NOUN_PHRASE_STOPS = new Set([
   'all', 'some', 'any', 'most', 'more', 'many', 'much', 'few', 'each', 'every', 'other', 'another', 'such', 'here',
@@ -201,16 +199,14 @@ export function extractBuiltin(request: ExtractionRequest): {
   }
   if (request.pageTitle.trim() !== '' && sentences.some((s) => mentions(s, request.pageTitle))) add(request.pageTitle, 'title');
 
-  // 3. Proper-noun phrases and noun phrases, from compromise's tags.
+  // 3. Proper-noun phrases and noun phrases, from the tagger's tags.
   const prose = sentences
     .filter((s) => s.clean !== '' && !isTitleCase(s.clean))
     .map((s) => (/[.!?:]$/.test(s.clean) ? s.clean : `${s.clean}.`))
     .join('\n');
   const titleAndHeadings = ` ${searchable([request.pageTitle, ...request.headingPath].join(' | '))} `;
   if (prose.trim() !== '') {
-    const doc = nlp.tokenize(prose);
-    doc.compute(NLP_STEPS);
-    for (const terms of doc.document as unknown as TaggedTerm[][]) {
+    for (const terms of tagSentences(prose)) {
       for (const phrase of properNounPhrases(terms)) {
         const candidate = add(phrase.name, 'properNoun', phrase.type);
         if (candidate && phrase.type) candidate.signals.add('typed');
@@ -296,13 +292,6 @@ export function confidence(signals: Iterable<Signal>, repeats: number): number {
   return round(Math.min(MAX_CONFIDENCE, 1 - miss));
 }
 
-interface TaggedTerm {
-  text: string;
-  pre: string;
-  post: string;
-  tags: Set<string>;
-}
-
 function has(term: TaggedTerm, ...tags: string[]): boolean {
   return tags.some((t) => term.tags.has(t));
 }
@@ -354,15 +343,9 @@ function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityTyp
   return phrases;
 }
 
-const LEXICON = (nlp.model() as { one: { lexicon: Record<string, string | string[] | undefined> } }).one.lexicon;
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Place', 'City', 'Country', 'Region', 'Organization', 'ProperNoun', 'Honorific', 'Demonym']);
 const VERB_TAGS = new Set(['Infinitive', 'PresentTense', 'PastTense', 'Gerund', 'Participle', 'Imperative', 'Verb', 'Modal', 'Copula', 'Auxiliary', 'PhrasalVerb']);
 const LEADING_TAGS = new Set([...VERB_TAGS, 'Determiner', 'Pronoun', 'QuestionWord', 'Preposition', 'Conjunction', 'Adverb']);
-
-function lexiconTags(word: string): string[] {
-  const tag = LEXICON[word.toLowerCase()];
-  return tag === undefined ? [] : Array.isArray(tag) ? tag : [tag];
-}
 
 /** In compromise's lexicon as something other than a name. */
 function isCommonWord(word: string): boolean {
@@ -417,7 +400,7 @@ function nounPhrases(terms: TaggedTerm[]): string[] {
     if (/[("'\u201C[]/.test(term.pre)) close();
     if (fits) run.push(term);
     else close();
-    if (/[,.;:!?()"\u201D\]\u2013\u2014/]|\s-/.test(term.post)) close();
+    if (/[^\s'\u2019-]|\s-/.test(term.post)) close(); // any punctuation or symbol after the word but a hyphen inside a word
   }
   close();
   return phrases;

@@ -1,0 +1,140 @@
+// Part-of-speech tagging for the built-in extractor: wink-nlp's tokenizer, sentence splitter and tagger (its small
+// English model), with compromise's lexicon for what names are (a first name, a city, an organisation). wink tags
+// words in context about four times faster than compromise's own tokenizer and pre-tagger did (measured on the Foam
+// docs, bench/RESULTS.md 2026-11-30), and the built-in extractor spends most of its time here.
+import nlp from 'compromise/two';
+import winkNLP from 'wink-nlp';
+import model from 'wink-eng-lite-web-model';
+
+/**
+ * A word with the punctuation around it and its tags: `pre` is punctuation stuck to its front (`(`, `"`), `post`
+ * the punctuation and spaces after it (`, `, `-` inside `Berners-Lee`). Tags are compromise's names (Noun,
+ * ProperNoun, Adjective, Verb, Person, Place, Organization, …).
+ */
+export interface TaggedTerm {
+  text: string;
+  pre: string;
+  post: string;
+  tags: Set<string>;
+}
+
+const wink = winkNLP(model, ['sbd', 'pos']);
+const its = wink.its;
+
+/** Universal POS tags (wink) as compromise's tags. */
+const POS_TAGS: Record<string, readonly string[]> = {
+  NOUN: ['Noun'],
+  PROPN: ['Noun', 'ProperNoun'],
+  ADJ: ['Adjective'],
+  VERB: ['Verb'],
+  AUX: ['Verb'],
+  ADV: ['Adverb'],
+  DET: ['Determiner'],
+  PRON: ['Pronoun', 'Noun'],
+  ADP: ['Preposition'],
+  CCONJ: ['Conjunction'],
+  SCONJ: ['Conjunction'],
+  NUM: ['Value'],
+};
+
+const compromiseModel = nlp.model() as {
+  one: { lexicon: Record<string, string | string[] | undefined>; tagSet: Record<string, { parents?: string[] } | undefined> };
+};
+export const LEXICON = compromiseModel.one.lexicon;
+const TAG_SET = compromiseModel.one.tagSet;
+/** Lexicon tags that hold whatever the context: names (for capitalised words only) and a few closed classes. */
+const NAME_ROOTS = new Set(['Person', 'Place', 'Organization', 'Honorific', 'Demonym']);
+const CLOSED_CLASS = new Set(['QuestionWord', 'Negative', 'Modal', 'Possessive']);
+
+/** The lexicon's tags of a word (lower-cased), as written there. */
+export function lexiconTags(word: string): string[] {
+  const tag = LEXICON[word.toLowerCase()];
+  return tag === undefined ? [] : Array.isArray(tag) ? tag : [tag];
+}
+
+const withParents = (tag: string): string[] => [tag, ...(TAG_SET[tag]?.parents ?? [])];
+const lexiconExtras = new Map<string, readonly string[]>();
+
+/** The lexicon tags a word keeps in any context (cached per word form). */
+function extraTags(word: string): readonly string[] {
+  let extras = lexiconExtras.get(word);
+  if (extras === undefined) {
+    const capitalised = /^\p{Lu}/u.test(word);
+    const tags: string[] = [];
+    for (const tag of lexiconTags(word)) {
+      const family = withParents(tag);
+      if (CLOSED_CLASS.has(tag) || (capitalised && family.some((t) => NAME_ROOTS.has(t)))) tags.push(...family);
+    }
+    extras = tags;
+    if (lexiconExtras.size < 50_000) lexiconExtras.set(word, extras);
+  }
+  return extras;
+}
+
+/** Joins a word to the next without a space: `node.js`, `C#`, `C++`, `e.g.` stay one term. */
+const INNER_JOINERS = new Set(['.', '+', '#', '_', '/', '&']);
+
+/** The sentences of `text` as tagged terms. */
+export function tagSentences(text: string): TaggedTerm[][] {
+  const doc = wink.readDoc(text);
+  const tokens = doc.tokens();
+  const values = tokens.out(its.value) as string[];
+  const types = tokens.out(its.type) as string[];
+  const pos = tokens.out(its.pos) as string[];
+  const spaces = tokens.out(its.precedingSpaces) as string[];
+  const sentences: TaggedTerm[][] = [];
+  const starts = new Set((doc.sentences().out(its.span) as unknown as [number, number][]).map(([start]) => start));
+  let terms: TaggedTerm[] = [];
+  let pre = '';
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    let last = terms.length > 0 ? terms[terms.length - 1] : null;
+    const joinsLast = last !== null && spaces[i] === '' && last.post === '' && INNER_JOINERS.has(last.text.slice(-1));
+    // wink ends a sentence at the `.` of `node.js`; a word glued to it continues the sentence.
+    if (starts.has(i) && i > 0 && !joinsLast) {
+      if (terms.length > 0) sentences.push(terms);
+      terms = [];
+      pre = '';
+      last = null;
+    }
+    if (value.trim() === '') {
+      // A line break or tab (a token of its own in wink): spacing, not a word.
+      if (last) last.post += spaces[i] + value;
+      continue;
+    }
+    const spaceBefore = spaces[i] !== '';
+    const punctuation = types[i] === 'punctuation' || types[i] === 'symbol';
+    const nextJoined = i + 1 < values.length && spaces[i + 1] === '' && types[i + 1] !== 'punctuation' && types[i + 1] !== 'symbol' && values[i + 1].trim() !== '';
+    if (last && !spaceBefore && pre === '') {
+      // `Code's`, `isn't`: a clitic stays on its word (and says what it is).
+      if (/^(?:n['’]t|['’](?:s|re|ll|ve|m|d))$/i.test(value)) {
+        last.text += value;
+        if (/^['’]s$/i.test(value)) last.tags.add('Possessive');
+        else if (/^n/i.test(value)) last.tags.add('Negative');
+        continue;
+      }
+      // `node.js`, `C#`, `C++`: symbols inside a word, or closing it, belong to it.
+      if (punctuation && last.post === '' && INNER_JOINERS.has(value) && (nextJoined || value === '+' || value === '#')) {
+        last.text += value;
+        continue;
+      }
+      if (!punctuation && joinsLast && /[\p{L}\p{N}]/u.test(last.text)) {
+        last.text += value;
+        continue;
+      }
+    }
+    if (punctuation) {
+      if (spaceBefore && nextJoined) pre += value; // `(the`: punctuation stuck to the next word
+      else if (last) last.post += spaces[i] + value;
+      else pre += value;
+      continue;
+    }
+    if (last) last.post += spaces[i];
+    const tags = new Set<string>(POS_TAGS[pos[i]] ?? []);
+    for (const tag of extraTags(value)) tags.add(tag);
+    terms.push({ text: value, pre, post: '', tags });
+    pre = '';
+  }
+  if (terms.length > 0) sentences.push(terms);
+  return sentences;
+}
