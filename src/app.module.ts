@@ -5,6 +5,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { ConfigModule } from './config/config.module.js';
 import type { KurateConfig } from './config/kurate-config.js';
 import { DatabaseModule } from './db/database.module.js';
+import { EntitiesModule } from './entities/entities.module.js';
 import { HealthModule } from './health/health.module.js';
 import { KgModule } from './kg/kg.module.js';
 import { McpModule } from './mcp/mcp.module.js';
@@ -17,7 +18,7 @@ export class AppModule {
   static forRoot(config: KurateConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, SearchModule, KgAdminModule, McpModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, SearchModule, KgAdminModule, EntitiesModule, McpModule],
     };
   }
 }

@@ -209,7 +209,7 @@ export class AdminTools {
         return value;
       };
       const entityOf = (e: { id: string; name: string; type: string; aliases: string[]; description: string; origin: string }) =>
-        ({ id: e.id, name: e.name, type: e.type, aliases: e.aliases, description: e.description, origin: e.origin, url: urls.entity(e.id) });
+        ({ id: e.id, name: e.name, type: e.type, aliases: e.aliases, description: e.description, origin: e.origin, url: urls.adminEntity(e.id) });
       switch (operation) {
         case 'create': {
           const { actionId: done, summary, entity } = await this.curation.createEntity({ name: need(name, 'name'), type: need(type, 'type'), aliases, description }, origin);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../admin/review-errors.js';
+import { adminEntityHref, entityHref } from '../entities/entity-urls.js';
 import type { PageEntity } from '../pages/page.entity.js';
 
 /** Absolute links into the wiki, from the address the client used to reach this server. */
@@ -15,8 +16,14 @@ export class WikiUrls {
     return `${this.baseUrl}${path}`;
   }
 
+  /** The reader's page of an approved entity: any reader (or a reader's agent) may follow it. */
   entity(id: string): string {
-    return `${this.baseUrl}/admin/knowledge-graph/ui/entities/${id}`;
+    return `${this.baseUrl}${entityHref(id)}`;
+  }
+
+  /** The admin's curation page of an entity (the admin tools link there). */
+  adminEntity(id: string): string {
+    return `${this.baseUrl}${adminEntityHref(id)}`;
   }
 
   edge(id: string): string {

@@ -103,10 +103,12 @@ class SearchTitleLinkDto {
 }
 
 class RelatedEntityDto {
+  @ApiProperty() id: string;
   @ApiProperty() name: string;
   @ApiProperty() type: string;
   @ApiProperty({ type: Number, nullable: true, description: '0: named by the query; 1: one edge away; null: mentioned by the results shown.' }) hops: number | null;
   @ApiProperty() searchUrl: string;
+  @ApiProperty({ description: 'The entity’s reader page, /entities/<id>.' }) url: string;
 }
 
 class SearchNoticeDto {

@@ -3,6 +3,7 @@ import { KurateConfig } from '../config/kurate-config.js';
 import type { SearchConfig } from '../config/search-config.js';
 import { EMBEDDER, type Embedder } from '../llm/extraction.types.js';
 import { slugify } from '../pages/markdown/slug.js';
+import { entityHref } from '../entities/entity-urls.js';
 import { closestFirst, nextHop, queryWindows, rankPagesByEntities, type EntityReach } from './graph-proximity.js';
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
 import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';
@@ -60,12 +61,15 @@ export interface TitleLink {
 }
 
 export interface RelatedEntity {
+  id: string;
   name: string;
   type: string;
   /** 0: the query names it; 1: an approved edge away; null: mentioned by the results shown. */
   hops: number | null;
   /** A search for the entity's name. */
   searchUrl: string;
+  /** The entity's reader page. */
+  url: string;
 }
 
 export interface SearchNotice {
@@ -406,7 +410,7 @@ export class SearchService implements OnApplicationBootstrap {
     const names = await this.namesOf(top.map((e) => e.nodeId));
     return top.flatMap((e) => {
       const n = names.get(e.nodeId);
-      return n ? [{ name: n.name, type: n.type, hops: e.hops, searchUrl: searchUrl(n.name) }] : [];
+      return n ? [{ id: e.nodeId, name: n.name, type: n.type, hops: e.hops, searchUrl: searchUrl(n.name), url: entityHref(e.nodeId) }] : [];
     });
   }
 }

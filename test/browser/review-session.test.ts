@@ -156,6 +156,21 @@ describe.skipIf(!HAS_CHROMIUM)('a review session in a real browser', () => {
     expect(response?.status()).toBe(403);
   });
 
+  it('shows the reader an entity’s own page, and walks its relations from there', async () => {
+    const page = await tab(); // still the reader of the test before
+    const pg = ((await t.dataSource.query(`SELECT id::text AS id FROM kg_nodes WHERE signature = 'postgresql|technology'`)) as { id: string }[])[0].id;
+    const response = await page.goto(`${t.baseUrl}/entities/${pg}`);
+    expect(response?.status()).toBe(200);
+    expect(await page.locator('h1').textContent()).toContain('PostgreSQL');
+    expect(await page.locator('.entity-admin-link').count()).toBe(0);
+    await page.locator('.entity-relations').getByRole('link', { name: 'Ruby' }).click();
+    await page.waitForURL(/\/entities\/\d+$/);
+    expect(await page.locator('h1').textContent()).toContain('Ruby');
+    expect(await page.locator('.entity-relations').textContent()).toMatch(/uses\s+PostgreSQL/);
+    expect(await page.locator('.entity-mentions').textContent()).toContain('Tooling');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'reader-entity.png'), fullPage: true });
+  });
+
   it('had no CSP violation and no script error anywhere', () => {
     expect(browser.cspViolations).toEqual([]);
     expect(browser.pageErrors).toEqual([]);
