@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { KgProposalKind, KgProposalStatus } from '../kg/kg-tables/kg-proposal.entity.js';
 import { withProbePlans } from './probe-plans.js';
+import { vectorText } from '../db/vector-text.js';
 
 export const QUEUE_SORTS = ['confidence', 'support', 'age'] as const;
 export type QueueSort = (typeof QUEUE_SORTS)[number];
@@ -283,7 +284,7 @@ export class ProposalsRepository {
           ORDER BY ne.embedding <=> $2::vector LIMIT $3) e
         JOIN kg_visible_nodes n ON n.id = e.node_id
        WHERE e.score >= $5 ORDER BY e.score DESC`,
-      [model, `[${vector.join(',')}]`, limit, vector.length, minSimilarity],
+      [model, vectorText(vector), limit, vector.length, minSimilarity],
     );
   }
 

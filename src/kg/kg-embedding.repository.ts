@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { vectorText } from '../db/vector-text.js';
 
 export interface NodeToEmbed {
   id: string;
@@ -42,7 +43,7 @@ export class KgEmbeddingRepository {
          FROM jsonb_to_recordset($1::jsonb) AS x(node_id bigint, model text, embedding text)
         WHERE EXISTS (SELECT 1 FROM kg_nodes n WHERE n.id = x.node_id)
        ON CONFLICT (node_id, model) DO UPDATE SET dims = EXCLUDED.dims, embedding = EXCLUDED.embedding, created_at = now()`,
-      [JSON.stringify(rows.map((r) => ({ node_id: r.nodeId, model: r.model, embedding: `[${r.embedding.join(',')}]` })))],
+      [JSON.stringify(rows.map((r) => ({ node_id: r.nodeId, model: r.model, embedding: vectorText(r.embedding) })))],
     );
   }
 
@@ -51,7 +52,7 @@ export class KgEmbeddingRepository {
       `UPDATE kg_content_chunks c SET embedding = x.embedding::vector, embedding_model = $2, embedding_dims = vector_dims(x.embedding::vector),
               updated_at = now()
          FROM jsonb_to_recordset($1::jsonb) AS x(id bigint, embedding text) WHERE c.id = x.id`,
-      [JSON.stringify(rows.map((r) => ({ id: r.id, embedding: `[${r.embedding.join(',')}]` }))), model],
+      [JSON.stringify(rows.map((r) => ({ id: r.id, embedding: vectorText(r.embedding) }))), model],
     );
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { StoredChunk } from './chunk-plan.js';
+import { vectorText } from '../db/vector-text.js';
 
 /** A page as extraction reads it (straight from the pages table: read-only, like the policy module). */
 export interface PageForExtraction {
@@ -104,7 +105,7 @@ export interface NodeCandidate {
   aliases: string[];
 }
 
-const vectorLiteral = (vector: number[] | null) => (vector ? `[${vector.join(',')}]` : null);
+const vectorLiteral = (vector: number[] | null) => (vector ? vectorText(vector) : null);
 
 /**
  * An upserted pending proposal keeps the best confidence seen, and that one's quote. Its support grows by the new

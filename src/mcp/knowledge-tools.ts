@@ -18,6 +18,7 @@ import {
 } from './mcp-schemas.js';
 import { defineTool, invalidArgument } from './mcp-tool.js';
 import { fitToBudget, passagesOf, questionWords } from './page-passages.js';
+import { vectorText } from '../db/vector-text.js';
 
 export const KNOWLEDGE_SERVER_NAME = 'kurate-knowledge';
 const VERSION = '0.1.0';
@@ -527,7 +528,7 @@ export class KnowledgeTools {
         vector = await this.reads.nodeVector(id, model);
         if (!vector) return { model, similar: [] };
       } else {
-        vector = `[${(await this.embeddings.embedName(name!, type ?? 'concept')).vector.join(',')}]`;
+        vector = vectorText((await this.embeddings.embedName(name!, type ?? 'concept')).vector);
       }
       const rows = await this.reads.nearestNodes(vector, model, id ?? null, limit ?? 10);
       return { model, similar: rows.map((n) => ({ ...n, similarity: Number(n.similarity), url: urls.entity(n.id) })) };

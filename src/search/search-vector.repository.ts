@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { visibleOnly } from './search-graph.repository.js';
 import { pageFilterSql, type SearchFilters } from './search.repository.js';
+import { vectorText } from '../db/vector-text.js';
 
 export interface ChunkNeighbour {
   chunkId: string;
@@ -31,7 +32,6 @@ export function efSearch(limit: number): number {
 }
 
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
-const vectorText = (vector: readonly number[]) => `[${vector.join(',')}]`;
 
 /**
  * The SQL of vector search: k nearest chunks by cosine distance through a pgvector HNSW index. Vectors of any model
