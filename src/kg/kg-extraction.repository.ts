@@ -27,10 +27,12 @@ export interface PageState extends PageForExtraction {
   /** Is any entity approved yet? (Until one is, there is no dictionary of known names to look up.) */
   anyNode: boolean;
   record: PageExtractionRecord | null;
+  /** Titles of the pages this page links to, by link key (a broken link keeps the target as written). */
+  linkTitles: Map<string, string>;
 }
 
 type PageStateRow = PageForExtraction &
-  PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; anyNode: boolean; hasRecord: boolean };
+  PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; anyNode: boolean; hasRecord: boolean; linkTitles: [string, string][] | null };
 
 export interface PageExtractionRecord {
   sourceHash: string;
@@ -158,14 +160,20 @@ export class KgExtractionRepository {
               EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks,
               EXISTS (SELECT 1 FROM kg_nodes) AS "anyNode",
               r.page_id IS NOT NULL AS "hasRecord", r.source_hash AS "sourceHash", r.page_content_hash AS "pageContentHash",
-              r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel"
+              r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel",
+              (SELECT json_agg(json_build_array(l.target_key, coalesce(t.title, l.target)))
+                 FROM page_links l LEFT JOIN pages t ON t.id = l.resolved_page_id AND t.deleted_at IS NULL
+                WHERE l.from_page_id = p.id) AS "linkTitles"
          FROM pages p LEFT JOIN kg_page_extractions r ON r.page_id = p.id
         WHERE p.id = $1`,
       [pageId],
     );
     if (rows.length === 0) return null;
-    const { id, title, body, cluster, contentHash, deleted, included, chunks, anyNode, hasRecord, ...record } = rows[0];
-    return { id, title, body, cluster, contentHash, deleted, included, chunks: chunks ?? [], anyNode, record: hasRecord ? record : null };
+    const { id, title, body, cluster, contentHash, deleted, included, chunks, anyNode, hasRecord, linkTitles, ...record } = rows[0];
+    return {
+      id, title, body, cluster, contentHash, deleted, included, chunks: chunks ?? [], anyNode, record: hasRecord ? record : null,
+      linkTitles: new Map(linkTitles ?? []),
+    };
   }
 
   /**
@@ -174,8 +182,8 @@ export class KgExtractionRepository {
    * save) take turns on the advisory lock, the second seeing the first's rows. The commit need not wait for the disk
    * (see extractionTransaction).
    */
-  async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record' | 'anyNode'> | null> {
-    const rows: Omit<PageStateRow, 'hasRecord' | 'anyNode' | keyof PageExtractionRecord>[] = await tx.query(
+  async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record' | 'anyNode' | 'linkTitles'> | null> {
+    const rows: Omit<PageStateRow, 'hasRecord' | 'anyNode' | 'linkTitles' | keyof PageExtractionRecord>[] = await tx.query(
       `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
               EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks
          FROM (SELECT pg_advisory_xact_lock(hashtextextended('kurate.kg.page:' || $1, 0)),
@@ -185,17 +193,6 @@ export class KgExtractionRepository {
     );
     if (rows.length === 0) return null;
     return { ...rows[0], chunks: rows[0].chunks ?? [] };
-  }
-
-  /** Titles of the pages this page links to, by link key (a broken link keeps the target as written). */
-  async linkTitles(pageId: string): Promise<Map<string, string>> {
-    const rows: { key: string; title: string }[] = await this.dataSource.query(
-      `SELECT l.target_key AS key, coalesce(p.title, l.target) AS title
-         FROM page_links l LEFT JOIN pages p ON p.id = l.resolved_page_id AND p.deleted_at IS NULL
-        WHERE l.from_page_id = $1`,
-      [pageId],
-    );
-    return new Map(rows.map((r) => [r.key, r.title]));
   }
 
   /**

@@ -102,18 +102,15 @@ export class PageExtractionService {
   }
 
   /** One extraction call per new content hash, through the backend's limiter; all settle before an error is thrown. */
-  private async extractChunks(page: PageForExtraction & { anyNode: boolean }, plan: ChunkPlan, signal?: AbortSignal) {
+  private async extractChunks(page: PageForExtraction & { anyNode: boolean; linkTitles: Map<string, string> }, plan: ChunkPlan, signal?: AbortSignal) {
     const byHash = new Map<string, ExtractionResult>();
     const cacheKeys: string[] = [];
     let calls = 0;
     let reused = 0;
     if (plan.extract.length === 0) return { byHash, cacheKeys, calls, reused };
     const chunkOf = new Map(plan.add.map((c) => [c.contentHash, c]));
-    const anyLink = plan.add.some((c) => c.text.includes('[') || c.text.includes(']('));
-    const [known, linkTitles] = await Promise.all([
-      page.anyNode ? this.repository.nearbyNodes(page.id, KNOWN_ENTITIES) : Promise.resolve([]),
-      anyLink ? this.repository.linkTitles(page.id) : Promise.resolve(new Map<string, string>()),
-    ]);
+    const known = page.anyNode ? await this.repository.nearbyNodes(page.id, KNOWN_ENTITIES) : [];
+    const linkTitles = page.linkTitles;
     const knownEntities = known.map((k) => ({ name: k.name, type: asEntityType(k.type) }));
     const settled = await Promise.allSettled(
       plan.extract.map(async (hash) => {
