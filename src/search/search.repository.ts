@@ -73,6 +73,14 @@ export function withoutJit<T>(dataSource: DataSource, sql: string, params: unkno
   });
 }
 
+/**
+ * The page holds none of the `-excluded` words (the `unwanted` CTE): one primary-key probe per unwanted word, driven
+ * by that (usually empty) list. Written as a join, PostgreSQL read every term of every candidate page instead.
+ */
+function withoutUnwanted(pageId: string): string {
+  return `NOT EXISTS (SELECT 1 FROM unwanted u WHERE EXISTS (SELECT 1 FROM page_search_terms nx WHERE nx.page_id = ${pageId} AND nx.lexeme = u.lexeme))`;
+}
+
 /** The SQL condition on page alias `p` for these filters, its parameters numbered from `first`. */
 export function pageFilterSql(filters: SearchFilters, first: number): { sql: string; params: string[] } {
   const parts: string[] = [];
@@ -110,7 +118,7 @@ export class SearchRepository {
            SELECT d.page_id, d.lexeme, d.tf_a, d.tf_b, d.tf_c, d.length FROM page_search_terms d
             WHERE d.lexeme = i.lexeme ORDER BY ${TERM_IMPACT} DESC LIMIT $8::int) h CROSS JOIN corpus c,
            LATERAL (SELECT ${termScore('h', 'i.idf')} AS contribution) x
-          WHERE NOT EXISTS (SELECT 1 FROM unwanted u JOIN page_search_terms nx ON nx.lexeme = u.lexeme AND nx.page_id = h.page_id)
+          WHERE ${withoutUnwanted('h.page_id')}
           GROUP BY h.page_id ORDER BY sum(x.contribution) DESC LIMIT 2 * $3::int`;
     const rows = await withoutJit<(LexicalHit & { total: number })[]>(
       this.dataSource,
@@ -125,7 +133,7 @@ export class SearchRepository {
             per_term AS MATERIALIZED (
               SELECT pt.page_id, pt.lexeme, ${termScore('pt', 'i.idf')} AS contribution
                 FROM candidates k CROSS JOIN idf i JOIN page_search_terms pt ON pt.lexeme = i.lexeme AND pt.page_id = k.page_id CROSS JOIN corpus c
-               WHERE NOT EXISTS (SELECT 1 FROM unwanted u JOIN page_search_terms nx ON nx.lexeme = u.lexeme AND nx.page_id = pt.page_id)),
+               WHERE ${withoutUnwanted('pt.page_id')}),
             scored AS (
               SELECT page_id, sum(contribution) AS score FROM per_term GROUP BY page_id
                ORDER BY score DESC, page_id LIMIT $3::int)
@@ -134,7 +142,7 @@ export class SearchRepository {
                  FROM per_term pt WHERE pt.page_id = s.page_id) AS terms,
               ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id) FROM page_search_terms d
                  WHERE d.lexeme IN (SELECT lexeme FROM terms)
-                   AND NOT EXISTS (SELECT 1 FROM unwanted u JOIN page_search_terms nx ON nx.lexeme = u.lexeme AND nx.page_id = d.page_id))`}::int AS total
+                   AND ${withoutUnwanted('d.page_id')})`}::int AS total
          FROM scored s
         ORDER BY s.score DESC, s.page_id`,
       [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), ...filter.params],
