@@ -18,8 +18,9 @@ export interface TaggedTerm {
   tags: Set<string>;
 }
 
-const wink = winkNLP(model, ['sbd', 'pos']);
-const its = wink.its;
+// Made on first use: a web-only process (KURATE_ROLE=web) never tags anything.
+let wink: ReturnType<typeof winkNLP> | null = null;
+const tagger = () => (wink ??= winkNLP(model, ['sbd', 'pos']));
 
 /** Universal POS tags (wink) as compromise's tags. */
 const POS_TAGS: Record<string, readonly string[]> = {
@@ -40,7 +41,7 @@ const POS_TAGS: Record<string, readonly string[]> = {
 const compromiseModel = nlp.model() as {
   one: { lexicon: Record<string, string | string[] | undefined>; tagSet: Record<string, { parents?: string[] } | undefined> };
 };
-export const LEXICON = compromiseModel.one.lexicon;
+const LEXICON = compromiseModel.one.lexicon;
 const TAG_SET = compromiseModel.one.tagSet;
 /** Lexicon tags that hold whatever the context: names (for capitalised words only) and a few closed classes. */
 const NAME_ROOTS = new Set(['Person', 'Place', 'Organization', 'Honorific', 'Demonym']);
@@ -76,7 +77,9 @@ const INNER_JOINERS = new Set(['.', '+', '#', '_', '/', '&']);
 
 /** The sentences of `text` as tagged terms. */
 export function tagSentences(text: string): TaggedTerm[][] {
-  const doc = wink.readDoc(text);
+  const english = tagger();
+  const its = english.its;
+  const doc = english.readDoc(text);
   const tokens = doc.tokens();
   const values = tokens.out(its.value) as string[];
   const types = tokens.out(its.type) as string[];
