@@ -2,8 +2,3 @@
 export function entityHref(id: string): string {
   return `/entities/${id}`;
 }
-
-/** The admin's curation page of the same entity. */
-export function adminEntityHref(id: string): string {
-  return `/admin/knowledge-graph/ui/entities/${id}`;
-}

@@ -1,6 +1,7 @@
 import type { Pager } from '../web/pager.js';
 import type { EntityReading } from './entity-reader.service.js';
-import { adminEntityHref } from './entity-urls.js';
+import { entityHref as adminEntityHref } from '../admin/web-helpers.js';
+import { searchHref } from '../search/search-request.js';
 
 /** The view model of views/entity-view.hbs. */
 export function entityPageModel(reading: EntityReading, options: { isAdmin: boolean; pager: Pager | null }) {
@@ -15,7 +16,7 @@ export function entityPageModel(reading: EntityReading, options: { isAdmin: bool
     pages: pages.items,
     pageTotal: pages.total,
     firstRank: (pages.page - 1) * pages.perPage + 1,
-    searchHref: `/search?${new URLSearchParams({ q: entity.name })}`,
+    searchHref: searchHref(entity.name),
     adminHref: options.isAdmin ? adminEntityHref(entity.id) : null,
     pager: options.pager,
   };

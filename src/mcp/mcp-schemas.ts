@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../admin/review-errors.js';
-import { adminEntityHref, entityHref } from '../entities/entity-urls.js';
+import { entityHref as adminEntityHref, edgeHref, proposalHref } from '../admin/web-helpers.js';
+import { entityHref } from '../entities/entity-urls.js';
 import type { PageEntity } from '../pages/page.entity.js';
 
 /** Absolute links into the wiki, from the address the client used to reach this server. */
@@ -27,11 +28,11 @@ export class WikiUrls {
   }
 
   edge(id: string): string {
-    return `${this.baseUrl}/admin/knowledge-graph/ui/edges/${id}`;
+    return `${this.baseUrl}${edgeHref(id)}`;
   }
 
   proposal(id: string): string {
-    return `${this.baseUrl}/admin/knowledge-graph/ui/proposals/${id}`;
+    return `${this.baseUrl}${proposalHref(id)}`;
   }
 
   pagesWith(filter: { cluster?: string; tag?: string }): string {

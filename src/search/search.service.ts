@@ -8,6 +8,7 @@ import { closestFirst, nextHop, queryWindows, rankPagesByEntities, type EntityRe
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
 import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';
 import { parseSearchQuery } from './search-query.js';
+import { searchHref } from './search-request.js';
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';
@@ -131,7 +132,6 @@ export function snippetToHtml(snippet: string): string {
 }
 
 const pageUrl = (slug: string) => `/page/${encodeURIComponent(slug)}`;
-const searchUrl = (q: string) => `/search?${new URLSearchParams({ q })}`;
 
 /** The anchor the page renderer gives a heading (markdown-it-anchor with our slugify; symbols-only headings get `section`). */
 export function headingAnchor(heading: string): string {
@@ -410,7 +410,7 @@ export class SearchService implements OnApplicationBootstrap {
     const names = await this.namesOf(top.map((e) => e.nodeId));
     return top.flatMap((e) => {
       const n = names.get(e.nodeId);
-      return n ? [{ id: e.nodeId, name: n.name, type: n.type, hops: e.hops, searchUrl: searchUrl(n.name), url: entityHref(e.nodeId) }] : [];
+      return n ? [{ id: e.nodeId, name: n.name, type: n.type, hops: e.hops, searchUrl: searchHref(n.name), url: entityHref(e.nodeId) }] : [];
     });
   }
 }
