@@ -1,7 +1,7 @@
 // Part-of-speech tagging for the built-in extractor: wink-nlp's tokenizer, sentence splitter and tagger (its small
-// English model), with compromise's lexicon for what names are (a first name, a city, an organisation). wink tags
-// words in context about four times faster than compromise's own tokenizer and pre-tagger did (measured on the Foam
-// docs, bench/RESULTS.md 2026-11-30), and the built-in extractor spends most of its time here.
+// English model), with compromise's lexicon for what names are (a first name, a city, an organisation). With wink
+// instead of compromise's own tokenizer and pre-tagger, the built-in extractor's `extract()` runs about twice as fast
+// (bench/builtin-extractor.mjs; bench/RESULTS.md, 2026-11-30): tagging was most of its time.
 import nlp from 'compromise/two';
 import winkNLP from 'wink-nlp';
 import model from 'wink-eng-lite-web-model';
