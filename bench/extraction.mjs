@@ -37,6 +37,7 @@ const { values: opt } = parseArgs({
     only: { type: 'string' },
     profile: { type: 'string' },
     'pg-stats': { type: 'boolean', default: false },
+    'keep-db': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -54,6 +55,7 @@ if (opt.help) {
                        with --only pipeline, of the serial pipeline run's
   --pg-stats           print the statements that took the database's time during the built-in run's extraction
                        (needs pg_stat_statements in shared_preload_libraries)
+  --keep-db            leave ${DB_NAME} as the last part left it, for a closer look
   --no-write           print the report only (not appended to bench/RESULTS.md)`);
   process.exit(0);
 }
@@ -295,7 +297,7 @@ if (opt.only !== 'pipeline') {
   console.error(`B. built-in extractor, ${pagesBuiltin.length} pages …`);
   builtin = await builtinRun(pagesBuiltin);
 }
-await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
+if (!opt['keep-db']) await admin(`DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`);
 
 const overhead = (r) => r.extractMs / r.llmCalls;
 const machine = machineInfo();

@@ -2,10 +2,11 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { InjectDataSource } from '@nestjs/typeorm';
 import PgBoss from 'pg-boss';
 import type { DataSource, EntityManager } from 'typeorm';
-import { jobDatabaseOf, transactionJobDatabase } from './job-database.js';
+import { JOB_SCHEMA, jobDatabaseOf, transactionJobDatabase } from './job-database.js';
+import { JobsRepository } from './jobs.repository.js';
 
-/** pg-boss keeps its tables in this schema of Kurate's database (created and migrated by pg-boss itself). */
-export const JOB_SCHEMA = 'pgboss';
+/** A batch of at least this many jobs refreshes the job table's statistics (autovacuum's own threshold is 50 rows). */
+const ANALYZE_AFTER_JOBS = 50;
 
 export interface QueueDefinition {
   name: string;
@@ -45,7 +46,10 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   private readonly queues = new Map<string, QueueDefinition>();
   private started: Promise<void> | null = null;
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly jobs: JobsRepository,
+  ) {
     // Maintenance (expiring jobs whose worker died, archiving finished ones) is run by JobWorker, on workers only.
     this.boss = new PgBoss({ db: jobDatabaseOf(dataSource), schema: JOB_SCHEMA, migrate: true, supervise: false, schedule: false });
     this.boss.on('error', (error: Error) => this.logger.error(`pg-boss: ${error.message}`));
@@ -56,7 +60,7 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
   }
 
   start(): Promise<void> {
-    this.started ??= this.boss.start().then(() => undefined);
+    this.started ??= this.boss.start().then(() => this.jobs.ensureFetchOrderIndex());
     return this.started;
   }
 
@@ -110,7 +114,12 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
     } as PgBoss.SendOptions);
   }
 
-  /** Sends many jobs in one statement; jobs whose key is already queued are skipped. */
+  /**
+   * Sends many jobs in one statement; jobs whose key is already queued are skipped. A batch large enough to change
+   * the queue's shape also refreshes the planner's statistics of the job table, so that the very next fetch already
+   * reads the queue in order through its index (see JobsRepository.ensureFetchOrderIndex) instead of sorting it;
+   * autovacuum would do so only up to a minute later.
+   */
   async sendMany(queue: string, jobs: { data: object; singletonKey?: string }[]): Promise<void> {
     if (jobs.length === 0) return;
     const definition = this.definition(queue);
@@ -125,6 +134,7 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
         expireInSeconds: definition.expireInSeconds,
       })),
     );
+    if (jobs.length >= ANALYZE_AFTER_JOBS) await this.jobs.analyzeJobTable();
   }
 
   async fetch<T>(queue: string, batchSize: number): Promise<FetchedJob<T>[]> {

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { JOB_SCHEMA } from './job-queue.service.js';
+import { JOB_SCHEMA } from './job-database.js';
+
+/** Kurate's own index on pg-boss's job table (see ensureFetchOrderIndex). */
+export const JOB_FETCH_ORDER_INDEX = 'kurate_job_fetch_order_idx';
 
 export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
 
@@ -20,6 +23,27 @@ export interface JobStateCount {
 @Injectable()
 export class JobsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * pg-boss fetches the next jobs of a queue in (priority desc, created_on, id) order, but its indexes do not hold that
+   * order, so each fetch sorted every queued job of the queue: with 1,000 pages queued a fetch cost ~2 ms, with 10,000
+   * ~20 ms, for each job taken. This index (on the partitioned job table, so every queue's partition gets it, also
+   * those created later) lets the fetch read the first few entries instead. Several processes may start at once: an
+   * advisory lock makes them take turns, and IF NOT EXISTS makes the later ones no-ops.
+   */
+  async ensureFetchOrderIndex(): Promise<void> {
+    await this.dataSource.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('kurate:job-fetch-order-index'))`);
+      await tx.query(
+        `CREATE INDEX IF NOT EXISTS ${JOB_FETCH_ORDER_INDEX} ON ${JOB_SCHEMA}.job (name, priority DESC, created_on, id) WHERE state < 'active'`,
+      );
+    });
+  }
+
+  /** Refreshes the planner's statistics of the job table (every queue's partition; milliseconds for thousands of jobs). */
+  async analyzeJobTable(): Promise<void> {
+    await this.dataSource.query(`ANALYZE ${JOB_SCHEMA}.job`);
+  }
 
   /** Jobs by queue and state, optionally grouped by a field of their data (live jobs only; archived ones are old). */
   async countByState(queues: string[], groupBy?: string, db: EntityManager = this.dataSource.manager): Promise<JobStateCount[]> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { StoredChunk } from './chunk-plan.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import { vectorText } from '../db/vector-text.js';
 
 /** A page as extraction reads it (straight from the pages table: read-only, like the policy module). */
@@ -155,7 +156,8 @@ export class KgExtractionRepository {
    * the view every read path of the knowledge graph uses), its stored chunks, and its extraction record.
    */
   async findPage(pageId: string): Promise<PageState | null> {
-    const rows: PageStateRow[] = await this.dataSource.query(
+    const rows: PageStateRow[] = await preparedQuery(
+      this.dataSource,
       `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
               EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks,
               EXISTS (SELECT 1 FROM kg_nodes) AS "anyNode",
@@ -183,7 +185,8 @@ export class KgExtractionRepository {
    * (see extractionTransaction).
    */
   async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record' | 'anyNode' | 'linkTitles'> | null> {
-    const rows: Omit<PageStateRow, 'hasRecord' | 'anyNode' | 'linkTitles' | keyof PageExtractionRecord>[] = await tx.query(
+    const rows: Omit<PageStateRow, 'hasRecord' | 'anyNode' | 'linkTitles' | keyof PageExtractionRecord>[] = await preparedQuery(
+      tx,
       `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
               EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks
          FROM (SELECT pg_advisory_xact_lock(hashtextextended('kurate.kg.page:' || $1, 0)),
@@ -248,7 +251,8 @@ export class KgExtractionRepository {
   /** Inserts a page's new chunks; returns their ids by position. */
   async insertChunks(pageId: string, chunks: NewChunkRow[], tx: EntityManager): Promise<Map<number, string>> {
     if (chunks.length === 0) return new Map();
-    const rows: { id: string; position: number }[] = await tx.query(
+    const rows: { id: string; position: number }[] = await preparedQuery(
+      tx,
       `INSERT INTO kg_content_chunks (page_id, position, heading_path, text, content_hash, token_estimate, embedding, embedding_model, embedding_dims, search)
        SELECT $1, x.position, x.heading_path, x.text, x.content_hash, x.token_estimate, x.embedding::vector, x.embedding_model,
               CASE WHEN x.embedding IS NULL THEN NULL ELSE vector_dims(x.embedding::vector) END,
@@ -293,7 +297,8 @@ export class KgExtractionRepository {
    */
   async nodeCandidates(signatures: string[], normalisedNames: string[], tx: EntityManager): Promise<(NodeCandidate & { wanted: string | null })[]> {
     if (signatures.length === 0 && normalisedNames.length === 0) return [];
-    return tx.query(
+    return preparedQuery(
+      tx,
       `SELECT s.wanted, n.id::text AS id, n.signature, n.name, n.aliases
          FROM unnest($1::text[]) AS s(wanted)
          JOIN kg_nodes n ON n.id = coalesce((SELECT x.id FROM kg_nodes x WHERE x.signature = s.wanted),
@@ -310,7 +315,8 @@ export class KgExtractionRepository {
 
   async insertMentions(rows: MentionRow[], tx: EntityManager): Promise<void> {
     if (rows.length === 0) return;
-    await tx.query(
+    await preparedQuery(
+      tx,
       `INSERT INTO kg_mentions (chunk_id, signature, node_id, surface, confidence)
        SELECT x.chunk_id, x.signature, x.node_id, x.surface, x.confidence
          FROM jsonb_to_recordset($1::jsonb) AS x(chunk_id bigint, signature text, node_id bigint, surface text, confidence real)
@@ -327,7 +333,8 @@ export class KgExtractionRepository {
    */
   async upsertNodeProposals(rows: NodeProposalRow[], tx: EntityManager): Promise<string[]> {
     if (rows.length === 0) return [];
-    const written: { id: string }[] = await tx.query(
+    const written: { id: string }[] = await preparedQuery(
+      tx,
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
            AS x(signature text, name text, node_type text, confidence real, quote text, extractor text, model text, support jsonb)),
@@ -349,7 +356,8 @@ export class KgExtractionRepository {
   /** The same for edge proposals; an edge already approved (typed, same endpoints and predicate) is not proposed again. */
   async upsertEdgeProposals(rows: EdgeProposalRow[], tx: EntityManager): Promise<string[]> {
     if (rows.length === 0) return [];
-    const written: { id: string }[] = await tx.query(
+    const written: { id: string }[] = await preparedQuery(
+      tx,
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
            AS x(signature text, source_signature text, source_name text, predicate text, target_signature text, target_name text,
@@ -435,7 +443,8 @@ export class KgExtractionRepository {
 
   /** The page's extraction record (and its open failures are resolved: the extraction succeeded). */
   async saveExtractionRecord(pageId: string, record: PageExtractionRecord & { extractionCalls: number }, tx: EntityManager): Promise<void> {
-    await tx.query(
+    await preparedQuery(
+      tx,
       `WITH resolved AS (UPDATE kg_extraction_failures SET resolved_at = now() WHERE page_id = $1 AND resolved_at IS NULL)
        INSERT INTO kg_page_extractions (page_id, source_hash, page_content_hash, context_hash, chunk_count, extraction_calls,
                                         extractor, model, embedding_model, extracted_at)
