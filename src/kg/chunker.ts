@@ -56,7 +56,29 @@ export const HEADING_PATH_SEPARATOR = ' › ';
 
 /** About 4 characters per token for English text (runs of whitespace count once). */
 export function estimateTokens(text: string): number {
-  return Math.ceil(text.replace(/\s+/g, ' ').trim().length / 4);
+  // ceil(text.replace(/\s+/g, ' ').trim().length / 4), counted without building that string: chunking asks this of
+  // every growing candidate chunk. Chunk boundaries, and so content hashes, depend on it: it must not change.
+  let length = 0;
+  let gap = false;
+  for (let i = 0; i < text.length; i++) {
+    if (isWhitespace(text.charCodeAt(i))) {
+      if (length > 0) gap = true;
+    } else {
+      length += gap ? 2 : 1;
+      gap = false;
+    }
+  }
+  return Math.ceil(length / 4);
+}
+
+/** What `\s` matches in a JavaScript regular expression (and what `trim()` removes), one UTF-16 code unit. */
+function isWhitespace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f ||
+    c === 0x3000 || c === 0xfeff
+  );
 }
 
 /** The hash that identifies a chunk's content: its heading path and its text, never its position. */

@@ -207,6 +207,25 @@ describe('chunkMarkdown: size, sentences and overlap', () => {
     expect(estimateTokens('abcde')).toBe(2);
     expect(estimateTokens('ab    \n\n   cd')).toBe(2);
   });
+
+  it('counts exactly as collapsing every \\s run to one space and trimming would (boundaries and hashes rest on it)', () => {
+    const reference = (text: string) => Math.ceil(text.replace(/\s+/g, ' ').trim().length / 4);
+    // Every code unit \s matches, and neighbours that it must not: zero-width space, U+180E, U+0085, a surrogate pair.
+    const alphabet = ['a', 'é', '😀', '\u200b', '\u180e', '\u0085', '\u0008', '\u001f', '!'];
+    for (let c = 0; c <= 0xffff; c++) if (/\s/.test(String.fromCharCode(c))) alphabet.push(String.fromCharCode(c));
+    expect(alphabet.length).toBeGreaterThan(30);
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (let n = 0; n < 5000; n++) {
+      let text = '';
+      for (let k = next() % 40; k > 0; k--) text += alphabet[next() % alphabet.length];
+      expect(estimateTokens(text), JSON.stringify(text)).toBe(reference(text));
+    }
+    for (const file of readdirSync(FOAM_DOCS, { recursive: true }).map(String).filter((f) => f.endsWith('.md'))) {
+      const body = readFileSync(path.join(FOAM_DOCS, file), 'utf8');
+      expect(estimateTokens(body), file).toBe(reference(body));
+    }
+  });
 });
 
 describe('chunkMarkdown: content hashes', () => {
