@@ -134,11 +134,25 @@ async function corpusPages(pages) {
   }
 }
 
+/** Imports in requests of at most 100 pages and 1 MB (the copies of one large page sort next to each other). */
 async function importAll(call, pages) {
-  for (let i = 0; i < pages.length; i += 100) {
-    const res = await call('POST', '/api/import', { pages: pages.slice(i, i + 100) });
+  const send = async (batch) => {
+    const res = await call('POST', '/api/import', { pages: batch });
     if (res.counts.failed > 0) throw new Error(`import failed: ${JSON.stringify(res.results.filter((r) => r.status === 'failed').slice(0, 3))}`);
+  };
+  let batch = [];
+  let bytes = 0;
+  for (const page of pages) {
+    const size = Buffer.byteLength(JSON.stringify(page));
+    if (batch.length > 0 && (batch.length === 100 || bytes + size > 1_000_000)) {
+      await send(batch);
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(page);
+    bytes += size;
   }
+  if (batch.length > 0) await send(batch);
 }
 
 async function topClusters(dataSource) {
