@@ -1,5 +1,4 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { preparedStatement } from '../db/prepared-query.js';
 
 /** pg-boss keeps its tables in this schema of Kurate's database (created and migrated by pg-boss itself). */
 export const JOB_SCHEMA = 'pgboss';
@@ -34,8 +33,6 @@ export function transactionJobDatabase(tx: EntityManager): JobDatabase {
 }
 
 async function rowsOf(runner: QueryRunner, text: string, values?: unknown[]): Promise<{ rows: any[] }> {
-  // pg-boss's statements with parameters are the ones it runs for every job (fetch, complete, send): prepared once per
-  // connection. Those without are its schema changes, several commands in one text, which cannot be prepared.
-  const result = await runner.query(values && values.length > 0 ? preparedStatement(text) : text, values, true);
+  const result = await runner.query(text, values, true);
   return { rows: result.records ?? [] };
 }

@@ -27,7 +27,7 @@ export class JobsRepository {
   /**
    * pg-boss fetches the next jobs of a queue in (priority desc, created_on, id) order, but its indexes do not hold that
    * order, so each fetch sorted every queued job of the queue: with 1,000 pages queued a fetch cost ~2 ms, with 10,000
-   * ~20 ms, for each job taken. This index (on the partitioned job table, so every queue's partition gets it, also
+   * ~15 ms, for each job taken (bench/RESULTS.md). This index (on the partitioned job table, so every queue's partition gets it, also
    * those created later) lets the fetch read the first few entries instead. Several processes may start at once: an
    * advisory lock makes them take turns, and IF NOT EXISTS makes the later ones no-ops.
    */
