@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { KurateConfig } from '../config/kurate-config.js';
 import type { SearchConfig } from '../config/search-config.js';
 import { EMBEDDER, type Embedder } from '../llm/extraction.types.js';
-import { slugify } from '../pages/markdown/slug.js';
+import { headingAnchor } from '../pages/markdown/markdown-renderer.js';
 import { entityHref } from '../entities/entity-urls.js';
 import { closestFirst, nextHop, queryWindows, rankPagesByEntities, type EntityReach } from './graph-proximity.js';
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
@@ -133,10 +133,6 @@ export function snippetToHtml(snippet: string): string {
 
 const pageUrl = (slug: string) => `/page/${encodeURIComponent(slug)}`;
 
-/** The anchor the page renderer gives a heading (markdown-it-anchor with our slugify; symbols-only headings get `section`). */
-export function headingAnchor(heading: string): string {
-  return slugify(heading) || 'section';
-}
 
 interface GraphList {
   ranked: { pageId: string; score: number; nodeIds: string[] }[];

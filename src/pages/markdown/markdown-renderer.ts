@@ -85,7 +85,8 @@ export function escapeHtml(text: string): string {
     .replaceAll("'", '&#39;');
 }
 
-function headingAnchor(text: string): string {
+/** The id a heading gets (search's deep links use it too). */
+export function headingAnchor(text: string): string {
   // Headings made only of symbols or emoji still need an id.
   return slugify(text) || 'section';
 }
