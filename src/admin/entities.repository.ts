@@ -61,6 +61,7 @@ export interface PassageRow {
   surface: string;
   chunkId: string;
   headingPath: string[];
+  anchor: string | null;
   text: string;
   slug: string;
   title: string;
@@ -173,7 +174,7 @@ export class EntitiesRepository {
   async mentionsOf(id: string, pageLimit: number, passageLimit: number, passageOffset: number, db: EntityManager = this.dataSource.manager): Promise<{ pages: MentionPageRow[]; pageCount: number; mentionCount: number; passages: PassageRow[] }> {
     const rows: { pages: MentionPageRow[] | null; page_count: number; mention_count: number; passages: PassageRow[] | null }[] = await db.query(
       `WITH m AS MATERIALIZED (
-         SELECT m.id, m.surface, c.id AS chunk_id, c.page_id, c.position, c.heading_path, c.text
+         SELECT m.id, m.surface, c.id AS chunk_id, c.page_id, c.position, c.heading_path, c.anchor, c.text
            FROM kg_visible_mentions m JOIN kg_content_chunks c ON c.id = m.chunk_id WHERE m.node_id = $1),
        per_page AS (SELECT page_id, count(*)::int AS mentions FROM m GROUP BY page_id)
        SELECT (SELECT json_agg(json_build_object('pageId', pg.page_id, 'slug', pg.slug, 'title', pg.title, 'mentions', pg.mentions)
@@ -183,7 +184,7 @@ export class EntitiesRepository {
               (SELECT count(*)::int FROM per_page) AS page_count,
               (SELECT count(*)::int FROM m) AS mention_count,
               (SELECT json_agg(json_build_object('mentionId', y.id::text, 'surface', y.surface, 'chunkId', y.chunk_id::text,
-                                                 'headingPath', y.heading_path, 'text', y.text, 'slug', y.slug, 'title', y.title)
+                                                 'headingPath', y.heading_path, 'anchor', y.anchor, 'text', y.text, 'slug', y.slug, 'title', y.title)
                                ORDER BY y.title, y.position, y.id)
                  FROM (SELECT m.*, pg.slug, pg.title FROM m JOIN pages pg ON pg.id = m.page_id
                         ORDER BY pg.title, m.position, m.id LIMIT $3 OFFSET $4) y) AS passages`,

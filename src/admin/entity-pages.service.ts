@@ -96,7 +96,7 @@ export class EntityPagesService {
           surface: p.surface,
           slug: p.slug,
           title: p.title,
-          href: passageHref(p.slug, p.headingPath),
+          href: passageHref(p.slug, p),
           heading: headingText(p.headingPath),
           highlight: highlightQuote(p.text, p.surface, 200),
         })),

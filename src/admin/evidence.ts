@@ -1,4 +1,4 @@
-import { slugify } from '../pages/markdown/slug.js';
+import { headingAnchor } from '../pages/markdown/markdown-renderer.js';
 
 export interface Highlight {
   before: string;
@@ -40,10 +40,18 @@ function clip(text: string, max: number, cut: 'start' | 'end'): string {
   return cut === 'start' ? `…${text.slice(text.length - max).replace(/^\S*\s/u, '')}` : `${text.slice(0, max).replace(/\s\S*$/u, '')}…`;
 }
 
-/** The link to a passage: the page, at the heading the passage sits under (the renderer's own heading anchors). */
-export function passageHref(slug: string, headingPath: string[]): string {
-  const heading = headingPath.at(-1);
-  return `/page/${encodeURIComponent(slug)}${heading ? `#${slugify(heading) || 'section'}` : ''}`;
+/** Where a chunk sits in its page: its heading path, and the id its heading has on the rendered page, if known. */
+export interface PassageSection {
+  headingPath: readonly string[];
+  /** Stored with the chunk (`setup-2` for a page's second "Setup"); null at the top of the page or for a chunk made before anchors were stored. */
+  anchor?: string | null;
+}
+
+/** The link to a passage: the page, at the heading the passage sits under (the id the renderer gave that heading). */
+export function passageHref(slug: string, section: PassageSection): string {
+  const heading = section.headingPath.at(-1);
+  const anchor = section.anchor ?? (heading === undefined ? null : headingAnchor(heading));
+  return `/page/${encodeURIComponent(slug)}${anchor ? `#${anchor}` : ''}`;
 }
 
 export function headingText(headingPath: string[]): string {

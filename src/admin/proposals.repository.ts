@@ -74,6 +74,7 @@ export interface EvidenceRow {
   slug: string;
   pageTitle: string;
   headingPath: string[];
+  anchor: string | null;
   chunkText: string;
   quote: string;
   confidence: number | null;
@@ -218,7 +219,7 @@ export class ProposalsRepository {
     return db.query(
       `SELECT * FROM (
          SELECT s.proposal_id::text AS "proposalId", s.chunk_id::text AS "chunkId", s.page_id AS "pageId", pg.slug,
-                pg.title AS "pageTitle", c.heading_path AS "headingPath", c.text AS "chunkText", s.quote, s.confidence,
+                pg.title AS "pageTitle", c.heading_path AS "headingPath", c.anchor, c.text AS "chunkText", s.quote, s.confidence,
                 row_number() OVER w::int AS rank, count(*) OVER (PARTITION BY s.proposal_id)::int AS total
            FROM kg_visible_proposal_support s
            JOIN kg_content_chunks c ON c.id = s.chunk_id

@@ -154,7 +154,7 @@ function evidenceView(e: EvidenceRow): EvidenceView {
   return {
     slug: e.slug,
     pageTitle: e.pageTitle,
-    href: passageHref(e.slug, e.headingPath),
+    href: passageHref(e.slug, e),
     headingPath: e.headingPath,
     heading: headingText(e.headingPath),
     quote: e.quote,

@@ -64,7 +64,7 @@ export class EntityReaderService {
             title: p.title,
             url: `/page/${encodeURIComponent(p.slug)}`,
             mentions: p.mentions,
-            quote: { ...highlightQuote(p.text, p.surface, QUOTE_CONTEXT), heading: headingText(p.headingPath), url: passageHref(p.slug, p.headingPath) },
+            quote: { ...highlightQuote(p.text, p.surface, QUOTE_CONTEXT), heading: headingText(p.headingPath), url: passageHref(p.slug, p) },
           })),
           total,
           page: current,

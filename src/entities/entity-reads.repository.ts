@@ -27,6 +27,7 @@ export interface MentioningPageRow {
   /** The first mention on the page (in page order): what it was called there, and the passage around it. */
   surface: string;
   headingPath: string[];
+  anchor: string | null;
   text: string;
 }
 
@@ -82,13 +83,13 @@ export class EntityReadsRepository {
   mentioningPages(id: string, limit: number, offset: number, db: EntityManager): Promise<MentioningPageRow[]> {
     return db.query(
       `WITH m AS MATERIALIZED (
-         SELECT m.id, m.surface, c.page_id, c.position, c.heading_path, c.text
+         SELECT m.id, m.surface, c.page_id, c.position, c.heading_path, c.anchor, c.text
            FROM kg_visible_mentions m JOIN kg_content_chunks c ON c.id = m.chunk_id
           WHERE m.node_id = $1),
        first_per_page AS (
-         SELECT DISTINCT ON (m.page_id) m.page_id, m.surface, m.heading_path, m.text, count(*) OVER (PARTITION BY m.page_id)::int AS mentions
+         SELECT DISTINCT ON (m.page_id) m.page_id, m.surface, m.heading_path, m.anchor, m.text, count(*) OVER (PARTITION BY m.page_id)::int AS mentions
            FROM m ORDER BY m.page_id, m.position, m.id)
-       SELECT pg.slug, pg.title, f.mentions, f.surface, f.heading_path AS "headingPath", f.text
+       SELECT pg.slug, pg.title, f.mentions, f.surface, f.heading_path AS "headingPath", f.anchor, f.text
          FROM first_per_page f JOIN pages pg ON pg.id = f.page_id AND pg.deleted_at IS NULL
         ORDER BY f.mentions DESC, lower(pg.title), pg.slug
         LIMIT $2 OFFSET $3`,

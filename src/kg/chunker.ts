@@ -49,6 +49,11 @@ export interface Chunk {
   text: string;
   tokenEstimate: number;
   contentHash: string;
+  /**
+   * The source line (0-based, of the Markdown given) of the heading the chunk sits under, the last of its heading
+   * path; null at the top of the page. Not part of the content hash: it tells where the section is, for links.
+   */
+  headingLine: number | null;
 }
 
 /** The separator used to show a heading path. */
@@ -92,7 +97,8 @@ export function chunkMarkdown(markdown: string, overrides: Partial<ChunkerOption
   const drafts: Draft[][] = sections.map((section) => chunkSection(section, options));
   return mergeTinySections(sections, drafts, options).map((draft, position) => {
     const text = draft.text;
-    return { position, headingPath: draft.path, text, tokenEstimate: estimateTokens(text), contentHash: chunkHash(draft.path, text) };
+    const headingLine = draft.path.length > 0 ? draft.parts[0].headings[draft.path.length - 1].line : null;
+    return { position, headingPath: draft.path, text, tokenEstimate: estimateTokens(text), contentHash: chunkHash(draft.path, text), headingLine };
   });
 }
 
@@ -108,6 +114,8 @@ interface Block {
 interface Heading {
   level: number;
   title: string;
+  /** Where it starts in the source (0-based line). */
+  line: number;
 }
 
 interface Section {
@@ -131,9 +139,9 @@ function parseSections(markdown: string): Section[] {
   const sections: Section[] = [{ headings: [], blocks: [] }];
   let stack: Heading[] = [];
   const current = () => sections[sections.length - 1];
-  const startSection = (level: number, rawTitle: string) => {
+  const startSection = (level: number, rawTitle: string, line: number) => {
     stack = stack.filter((h) => h.level < level);
-    stack.push({ level, title: headingTitle(rawTitle) });
+    stack.push({ level, title: headingTitle(rawTitle), line });
     sections.push({ headings: [...stack], blocks: [] });
   };
 
@@ -153,7 +161,7 @@ function parseSections(markdown: string): Section[] {
     }
     const atx = ATX_HEADING.exec(line);
     if (atx) {
-      startSection(atx[1].length, atx[2] ?? '');
+      startSection(atx[1].length, atx[2] ?? '', i);
       i++;
       continue;
     }
@@ -201,7 +209,7 @@ function parseSections(markdown: string): Section[] {
       end++;
     }
     if (setextLevel > 0) {
-      startSection(setextLevel, lines.slice(i, end).map((l) => l.trim()).join(' '));
+      startSection(setextLevel, lines.slice(i, end).map((l) => l.trim()).join(' '), i);
       i = end + 1;
       continue;
     }

@@ -18,7 +18,7 @@ export interface PageForExtraction {
 
 /** A page's stored chunks, as one JSON array in the page's row (one round trip instead of two). */
 const STORED_CHUNKS_JSON = `(SELECT json_agg(json_build_object('id', c.id::text, 'contentHash', c.content_hash, 'position', c.position,
-                                                   'embeddingModel', c.embedding_model) ORDER BY c.position, c.id)
+                                                   'anchor', c.anchor, 'embeddingModel', c.embedding_model) ORDER BY c.position, c.id)
                              FROM kg_content_chunks c WHERE c.page_id = p.id)`;
 
 export interface PageState extends PageForExtraction {
@@ -48,6 +48,7 @@ export interface PageExtractionRecord {
 export interface NewChunkRow {
   position: number;
   headingPath: string[];
+  anchor: string | null;
   text: string;
   contentHash: string;
   tokenEstimate: number;
@@ -239,12 +240,13 @@ export class KgExtractionRepository {
     await tx.query('DELETE FROM kg_content_chunks WHERE id = ANY($1::bigint[])', [chunkIds]);
   }
 
-  async moveChunks(moves: { id: string; position: number }[], tx: EntityManager): Promise<void> {
+  /** Kept chunks whose place in the page changed: their position, and their section's anchor. */
+  async moveChunks(moves: { id: string; position: number; anchor: string | null }[], tx: EntityManager): Promise<void> {
     if (moves.length === 0) return;
     await tx.query(
-      `UPDATE kg_content_chunks c SET position = m.position, updated_at = now()
-         FROM unnest($1::bigint[], $2::int[]) AS m(id, position) WHERE c.id = m.id`,
-      [moves.map((m) => m.id), moves.map((m) => m.position)],
+      `UPDATE kg_content_chunks c SET position = m.position, anchor = m.anchor, updated_at = now()
+         FROM unnest($1::bigint[], $2::int[], $3::text[]) AS m(id, position, anchor) WHERE c.id = m.id`,
+      [moves.map((m) => m.id), moves.map((m) => m.position), moves.map((m) => m.anchor)],
     );
   }
 
@@ -253,11 +255,11 @@ export class KgExtractionRepository {
     if (chunks.length === 0) return new Map();
     const rows: { id: string; position: number }[] = await preparedQuery(
       tx,
-      `INSERT INTO kg_content_chunks (page_id, position, heading_path, text, content_hash, token_estimate, embedding, embedding_model, embedding_dims, search)
-       SELECT $1, x.position, x.heading_path, x.text, x.content_hash, x.token_estimate, x.embedding::vector, x.embedding_model,
+      `INSERT INTO kg_content_chunks (page_id, position, heading_path, anchor, text, content_hash, token_estimate, embedding, embedding_model, embedding_dims, search)
+       SELECT $1, x.position, x.heading_path, x.anchor, x.text, x.content_hash, x.token_estimate, x.embedding::vector, x.embedding_model,
               CASE WHEN x.embedding IS NULL THEN NULL ELSE vector_dims(x.embedding::vector) END,
               setweight(to_tsvector('english', array_to_string(x.heading_path, ' ')), 'A') || setweight(to_tsvector('english', x.text), 'B')
-         FROM jsonb_to_recordset($2::jsonb) AS x(position int, heading_path text[], text text, content_hash text, token_estimate int,
+         FROM jsonb_to_recordset($2::jsonb) AS x(position int, heading_path text[], anchor text, text text, content_hash text, token_estimate int,
                                                   embedding text, embedding_model text)
        RETURNING id::text AS id, position`,
       [
@@ -266,6 +268,7 @@ export class KgExtractionRepository {
           chunks.map((c) => ({
             position: c.position,
             heading_path: c.headingPath,
+            anchor: c.anchor,
             text: c.text,
             content_hash: c.contentHash,
             token_estimate: c.tokenEstimate,

@@ -6,7 +6,8 @@ import { EMBEDDER, ENTITY_TYPES, EXTRACTOR, type Embedder, type EntityType, type
 import { extractLinks } from '../pages/markdown/wikilinks.js';
 import { CallLimiter } from './call-limiter.js';
 import { planChunks, type ChunkPlan } from './chunk-plan.js';
-import { chunkMarkdown, type Chunk } from './chunker.js';
+import type { Chunk } from './chunker.js';
+import { chunkPage, type AnchoredChunk } from './page-chunks.js';
 import { ExtractionCache } from './extraction-cache.js';
 import { chunkEmbeddingText, extractionSourceOf, type ExtractionSource } from './extraction-source.js';
 import {
@@ -81,7 +82,7 @@ export class PageExtractionService {
     if (!page.included) return SKIPPED('the inclusion policy excludes the page');
 
     const source = extractionSourceOf(page);
-    const chunks = chunkMarkdown(source.markdown);
+    const chunks = chunkPage(source.markdown);
     const stored = page.chunks;
     const record = page.record;
     const plan = planChunks(chunks, stored);
@@ -159,7 +160,7 @@ export class PageExtractionService {
   private async write(
     page: PageForExtraction,
     source: ExtractionSource,
-    chunks: Chunk[],
+    chunks: AnchoredChunk[],
     results: Map<string, ExtractionResult>,
     embeddings: Map<string, number[]>,
     counts: { calls: number; reused: number },
@@ -184,7 +185,7 @@ export class PageExtractionService {
     await this.repository.moveChunks(plan.keep.filter((k) => k.moved), tx);
     const model = this.embedder.model;
     const newRows: NewChunkRow[] = plan.add.map((c) => ({
-      position: c.position, headingPath: c.headingPath, text: c.text, contentHash: c.contentHash, tokenEstimate: c.tokenEstimate,
+      position: c.position, headingPath: c.headingPath, anchor: c.anchor, text: c.text, contentHash: c.contentHash, tokenEstimate: c.tokenEstimate,
       embedding: embeddings.get(c.contentHash) ?? null, embeddingModel: model,
     }));
     const chunkIds = await this.repository.insertChunks(page.id, newRows, tx);

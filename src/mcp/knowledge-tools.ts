@@ -558,12 +558,12 @@ export class KnowledgeTools {
     return { page: found?.page ?? (await this.pages.get(slug)), redirectedFrom: null };
   }
 
-  private passageView(page: PageEntity, passage: { headingPath: string[]; text: string; tokens: number; score: number }, urls: WikiUrls): z.input<typeof passageSchema> {
+  private passageView(page: PageEntity, passage: { headingPath: string[]; anchor: string | null; text: string; tokens: number; score: number }, urls: WikiUrls): z.input<typeof passageSchema> {
     return {
       page: { id: page.id, slug: page.slug, title: page.title, url: urls.page(page.slug) },
       headingPath: passage.headingPath,
       heading: headingText(passage.headingPath),
-      url: urls.absolute(passageHref(page.slug, passage.headingPath)),
+      url: urls.absolute(passageHref(page.slug, passage)),
       text: passage.text,
       tokens: passage.tokens,
       score: Math.round(passage.score * 1000) / 1000,

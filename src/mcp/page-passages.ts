@@ -1,10 +1,13 @@
-import { chunkMarkdown, estimateTokens } from '../kg/chunker.js';
+import { estimateTokens } from '../kg/chunker.js';
+import { chunkPage } from '../kg/page-chunks.js';
 import { parseFrontmatter } from '../pages/markdown/frontmatter.js';
 
 /** A piece of a page under one heading path (the chunker's sections: heading-aware, a few hundred tokens each). */
 export interface Passage {
   position: number;
   headingPath: string[];
+  /** The id of its heading on the rendered page (null at the top). */
+  anchor: string | null;
   text: string;
   tokens: number;
   /** How well it answers the question (0 without one). */
@@ -27,9 +30,10 @@ export function passagesOf(source: string, words: string[]): Passage[] {
   } catch {
     // A page saved before its frontmatter became invalid is still readable as it is.
   }
-  return chunkMarkdown(text).map((chunk) => ({
+  return chunkPage(text).map((chunk) => ({
     position: chunk.position,
     headingPath: chunk.headingPath,
+    anchor: chunk.anchor,
     text: chunk.text,
     tokens: chunk.tokenEstimate,
     score: scorePassage(chunk.headingPath, chunk.text, words),

@@ -38,6 +38,8 @@ export interface PageCard {
   snippet: string;
   /** The heading path of the chunk the snippet comes from (empty: the page's top, or no chunk). */
   headingPath: string[];
+  /** That chunk's heading id on the rendered page (null: the page's top, no chunk, or not stored yet). */
+  anchor: string | null;
 }
 
 export interface TitleSuggestion {
@@ -184,13 +186,13 @@ export class SearchRepository {
       `WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
             wanted AS (SELECT x.page_id, x.chunk_id, x.ord FROM jsonb_to_recordset($1::jsonb) AS x(page_id uuid, chunk_id bigint, ord int))
        SELECT p.id AS "pageId", p.slug, p.title, p.cluster, p.tags, p.page_type AS type,
-              coalesce(ch.heading_path, '{}') AS "headingPath",
+              coalesce(ch.heading_path, '{}') AS "headingPath", ch.anchor,
               CASE WHEN q.anyq IS NULL THEN left(coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}), 240)
                    ELSE ts_headline('english', coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}), q.anyq,
                           'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') END AS snippet
          FROM wanted w JOIN pages p ON p.id = w.page_id CROSS JOIN q
          LEFT JOIN LATERAL (
-              SELECT c.heading_path, c.text FROM ${chunks} c
+              SELECT c.heading_path, c.anchor, c.text FROM ${chunks} c
                WHERE c.page_id = p.id AND (c.id = w.chunk_id OR (w.chunk_id IS NULL AND q.anyq IS NOT NULL AND c.search @@ q.anyq))
                ORDER BY (c.id = w.chunk_id) DESC NULLS LAST, ts_rank(c.search, coalesce(q.anyq, ''::tsquery)) DESC, c.position
                LIMIT 1) ch ON true

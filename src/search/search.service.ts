@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { KurateConfig } from '../config/kurate-config.js';
 import type { SearchConfig } from '../config/search-config.js';
 import { EMBEDDER, type Embedder } from '../llm/extraction.types.js';
-import { headingAnchor } from '../pages/markdown/markdown-renderer.js';
+import { passageHref } from '../admin/evidence.js';
 import { entityHref } from '../entities/entity-urls.js';
 import { closestFirst, nextHop, queryWindows, rankPagesByEntities, type EntityReach } from './graph-proximity.js';
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
@@ -238,7 +238,6 @@ export class SearchService implements OnApplicationBootstrap {
 
     let hits: SearchHit[] = cards.map((card, i) => {
       const item = shown[i];
-      const anchor = card.headingPath.length > 0 ? `#${headingAnchor(card.headingPath[card.headingPath.length - 1])}` : '';
       const hit: SearchHit = {
         slug: card.slug,
         title: card.title,
@@ -249,7 +248,7 @@ export class SearchService implements OnApplicationBootstrap {
         // Below the fused head the lexical rank goes on scoring on the same scale; a linked slot has no score of its own.
         score: item.score || (lexicalById.has(item.key) ? weights.lexical / (this.config.rrfK + lexicalById.get(item.key)!.rank) : 0),
         url: pageUrl(card.slug),
-        sectionUrl: `${pageUrl(card.slug)}${anchor}`,
+        sectionUrl: passageHref(card.slug, card),
         section: card.headingPath,
       };
       if (options.explain) {

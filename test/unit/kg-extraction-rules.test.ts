@@ -1,20 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { edgeSignature as reviewEdgeSignature, nodeSignature as reviewNodeSignature } from '../../src/admin/review-signature.js';
 import { planChunks } from '../../src/kg/chunk-plan.js';
-import { chunkMarkdown, type Chunk } from '../../src/kg/chunker.js';
 import { ExtractionCache } from '../../src/kg/extraction-cache.js';
+import { chunkPage, type AnchoredChunk } from '../../src/kg/page-chunks.js';
 import { needsExtraction, type ExtractionState } from '../../src/kg/extraction-decision.js';
 import { chunkEmbeddingText, extractionSourceOf, nodeEmbeddingText } from '../../src/kg/extraction-source.js';
 import { edgeSignature, nodeSignature, normaliseName } from '../../src/kg/signatures.js';
 import type { ExtractionResult } from '../../src/llm/extraction.types.js';
 
-const chunk = (position: number, hash: string): Chunk => ({ position, headingPath: [], text: hash, tokenEstimate: 1, contentHash: hash });
-const stored = (id: string, position: number, hash: string) => ({ id, position, contentHash: hash });
+const chunk = (position: number, hash: string, anchor: string | null = null): AnchoredChunk => ({
+  position, headingPath: anchor ? [anchor] : [], text: hash, tokenEstimate: 1, contentHash: hash, headingLine: anchor ? 0 : null, anchor,
+});
+const stored = (id: string, position: number, hash: string, anchor: string | null = null) => ({ id, position, contentHash: hash, anchor });
 
 describe('planChunks: what a re-chunked page changes', () => {
   it('keeps chunks whose hash is still there (moving them if needed), removes the others, extracts only new hashes', () => {
     const plan = planChunks([chunk(0, 'new'), chunk(1, 'a'), chunk(2, 'b')], [stored('1', 0, 'a'), stored('2', 1, 'gone'), stored('3', 2, 'b')]);
-    expect(plan.keep).toEqual([{ id: '1', position: 1, moved: true }, { id: '3', position: 2, moved: false }]);
+    expect(plan.keep).toEqual([{ id: '1', position: 1, anchor: null, moved: true }, { id: '3', position: 2, anchor: null, moved: false }]);
     expect(plan.remove).toEqual(['2']);
     expect(plan.add.map((c) => c.contentHash)).toEqual(['new']);
     expect(plan.extract).toEqual(['new']);
@@ -22,16 +24,24 @@ describe('planChunks: what a re-chunked page changes', () => {
 
   it('matches identical chunks one to one, and extracts a repeated new hash once', () => {
     const plan = planChunks([chunk(0, 'x'), chunk(1, 'x'), chunk(2, 'y'), chunk(3, 'y')], [stored('1', 0, 'x')]);
-    expect(plan.keep).toEqual([{ id: '1', position: 0, moved: false }]);
+    expect(plan.keep).toEqual([{ id: '1', position: 0, anchor: null, moved: false }]);
     expect(plan.add.map((c) => c.position)).toEqual([1, 2, 3]);
     expect(plan.extract).toEqual(['x', 'y']);
     expect(planChunks([], [stored('1', 0, 'x'), stored('2', 1, 'x')]).remove).toEqual(['1', '2']);
   });
 
   it('on an unchanged page: keeps everything and extracts nothing', () => {
-    const chunks = chunkMarkdown('# A\n\nSome text that is a chunk.\n\n# B\n\nMore text that is another chunk.', { minSectionTokens: 0 });
-    const plan = planChunks(chunks, chunks.map((c, i) => stored(String(i + 1), c.position, c.contentHash)));
-    expect(plan).toEqual({ keep: chunks.map((c, i) => ({ id: String(i + 1), position: c.position, moved: false })), remove: [], add: [], extract: [] });
+    const words = 'Enough words in this paragraph to make a section that stands alone as one chunk. '.repeat(4);
+    const chunks = chunkPage(`# A\n\n${words}\n\n# B\n\n${words}`);
+    expect(chunks.map((c) => c.anchor)).toEqual(['a', 'b']);
+    const plan = planChunks(chunks, chunks.map((c, i) => stored(String(i + 1), c.position, c.contentHash, c.anchor)));
+    expect(plan).toEqual({ keep: chunks.map((c, i) => ({ id: String(i + 1), position: c.position, anchor: c.anchor, moved: false })), remove: [], add: [], extract: [] });
+  });
+
+  it('updates a kept chunk whose section anchor changed though its text did not (a repeated heading renumbered)', () => {
+    const plan = planChunks([chunk(0, 'new', 'setup'), chunk(1, 'a', 'setup-2')], [stored('1', 1, 'a', 'setup')]);
+    expect(plan.keep).toEqual([{ id: '1', position: 1, anchor: 'setup-2', moved: true }]);
+    expect(plan.extract).toEqual(['new']);
   });
 });
 

@@ -35,11 +35,15 @@ describe('highlightQuote: the quote inside its chunk', () => {
 });
 
 describe('passage links', () => {
-  it('link to the heading the passage sits under, with the renderer’s anchors', () => {
-    expect(passageHref('install-guide', ['Setup', 'Linux & BSD'])).toBe('/page/install-guide#linux-bsd');
-    expect(passageHref('notes', [])).toBe('/page/notes');
-    expect(passageHref('notes', ['🎉'])).toBe('/page/notes#section');
-    expect(passageHref('a b', ['X'])).toBe('/page/a%20b#x');
+  it('link to the heading the passage sits under: its stored anchor, which knows a repeated heading', () => {
+    expect(passageHref('install-guide', { headingPath: ['Windows', 'Setup'], anchor: 'setup-2' })).toBe('/page/install-guide#setup-2');
+    expect(passageHref('notes', { headingPath: [], anchor: null })).toBe('/page/notes');
     expect(headingText(['Setup', 'Linux'])).toBe('Setup › Linux');
+  });
+
+  it('fall back to the heading’s own slug for a chunk stored before anchors were', () => {
+    expect(passageHref('install-guide', { headingPath: ['Setup', 'Linux & BSD'], anchor: null })).toBe('/page/install-guide#linux-bsd');
+    expect(passageHref('notes', { headingPath: ['🎉'] })).toBe('/page/notes#section');
+    expect(passageHref('a b', { headingPath: ['X'] })).toBe('/page/a%20b#x');
   });
 });

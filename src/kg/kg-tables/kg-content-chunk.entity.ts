@@ -29,6 +29,10 @@ export class KgContentChunkEntity {
   @Column('text')
   text: string;
 
+  /** The id of its section's heading on the rendered page (`setup-2` for a second "Setup"); null at the top. */
+  @Column('text', { nullable: true })
+  anchor: string | null;
+
   @Column('text', { name: 'content_hash' })
   contentHash: string;
 

@@ -55,9 +55,12 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   transformTags: { a: markExternalLink, th: alignmentAsClass, td: alignmentAsClass },
 };
 
+// Every heading gets an id, de-duplicated in page order: `setup`, `setup-2`, …
+const HEADING_IDS: anchor.AnchorOptions = { slugify: headingAnchor, getTokensText: inlineText, uniqueSlugStartIndex: 2, tabIndex: false };
+
 export class MarkdownRenderer {
   private readonly md: MarkdownIt = createMarkdownParser()
-    .use(anchor, { slugify: headingAnchor, getTokensText: inlineText, uniqueSlugStartIndex: 2, tabIndex: false })
+    .use(anchor, HEADING_IDS)
     .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards));
 
   constructor() {
@@ -85,7 +88,22 @@ export function escapeHtml(text: string): string {
     .replaceAll("'", '&#39;');
 }
 
-/** The id a heading gets (search's deep links use it too). */
+let headingParser: MarkdownIt | null = null;
+
+/**
+ * The id each heading of a page body gets when it is rendered, by the (0-based) source line the heading starts on:
+ * what a link to a section needs when a page repeats a heading (the second "Setup" is `#setup-2`).
+ */
+export function headingIds(body: string): Map<number, string> {
+  headingParser ??= createMarkdownParser().use(anchor, HEADING_IDS);
+  const ids = new Map<number, string>();
+  for (const token of headingParser.parse(body, { resolve: () => null })) {
+    if (token.type === 'heading_open' && token.map) ids.set(token.map[0], String(token.attrGet('id')));
+  }
+  return ids;
+}
+
+/** The id a heading gets, before de-duplication (a section link falls back to it when it knows no better). */
 export function headingAnchor(text: string): string {
   // Headings made only of symbols or emoji still need an id.
   return slugify(text) || 'section';
