@@ -14,6 +14,7 @@ import { GraphTransferService } from './graph-transfer.service.js';
 import { KgEntitiesWebController } from './kg-entities.web.controller.js';
 import { KgReviewWebController } from './kg-review.web.controller.js';
 import { ProposalsApiController } from './proposals.api.controller.js';
+import { RejectionsApiController } from './rejections.api.controller.js';
 import { ProposalsRepository } from './proposals.repository.js';
 import { ReviewJobsService } from './review-jobs.service.js';
 import { ReviewJournalRepository } from './review-journal.repository.js';
@@ -40,7 +41,7 @@ import { UndoService } from './undo.service.js';
     PagesModule,
     AuditModule,
   ],
-  controllers: [ProposalsApiController, EntitiesApiController, GraphApiController, KgReviewWebController, KgEntitiesWebController],
+  controllers: [ProposalsApiController, RejectionsApiController, EntitiesApiController, GraphApiController, KgReviewWebController, KgEntitiesWebController],
   providers: [
     ProposalsRepository, ReviewWritesRepository, CurationWritesRepository, EntitiesRepository, GraphTransferRepository, ReviewJournalRepository,
     ReviewQueueService, ReviewService, CurationService, UndoService, EntityPagesService, GraphTransferService, ReviewSchemaService, ReviewJobsService,

@@ -85,6 +85,13 @@ export class KgReviewWebController {
     await this.act(res, back, form, async () => (await this.review.reject(id, reason, origin)).actionId);
   }
 
+  @Post('ui/proposals/:id/reopen')
+  @HttpCode(200)
+  async reopen(@Param('id', ReviewIdPipe) id: string, @Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    const back = safeReturn(fieldText(form, 'return'));
+    await this.act(res, back, form, async () => (await this.review.reopen(id, origin)).actionId);
+  }
+
   /** Bulk: the selection at once; everything matching the filter after a confirmation that says how many. */
   @Post('ui/bulk')
   @HttpCode(200)
@@ -324,6 +331,7 @@ function proposalModel(item: ProposalView, nextId: string | null) {
     isNode,
     isEdge: !isNode,
     isPending: item.status === 'pending',
+    isRejected: item.status === 'rejected',
     href: proposalHref(item.id),
     nextId,
     confidencePct: percent(item.confidence),

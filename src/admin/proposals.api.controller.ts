@@ -80,6 +80,18 @@ export class ProposalsApiController {
     return this.review.reject(id, dto.reason ?? null, origin);
   }
 
+  @Post(':id/reopen')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Takes a rejection back: the proposal is pending again (retired if no page supports it any more) and its signature may be proposed again',
+    description: 'One undoable action, in the audit trail like approve and reject.',
+  })
+  @ApiParam(ID)
+  @ApiConflictResponse({ description: 'The proposal is not rejected, or another pending proposal has its signature.' })
+  reopen(@Param('id', ReviewIdPipe) id: string, @Origin() origin: RequestOrigin) {
+    return this.review.reopen(id, origin);
+  }
+
   @Post('bulk')
   @HttpCode(200)
   @ApiOperation({

@@ -67,6 +67,18 @@ export interface ProposalRow {
   sortValue: string;
 }
 
+export interface RejectionRow {
+  kind: 'node' | 'edge';
+  signature: string;
+  reason: string | null;
+  rejectedBy: string;
+  rejectedAt: Date;
+  /** The latest rejected proposal of the signature (reopening it takes the rejection back), if any. */
+  proposalId: string | null;
+  /** That proposal's name (nodes) or "source predicate target" (edges). */
+  label: string | null;
+}
+
 export interface EvidenceRow {
   proposalId: string;
   chunkId: string;
@@ -304,6 +316,51 @@ export class ProposalsRepository {
    * Locks the proposals that are still pending among `ids`. A second admin acting on the same proposal waits here
    * for the first one's transaction, then finds it no longer pending.
    */
+  /**
+   * Remembered rejections, newest first, each with the latest rejected proposal of its signature (none when it was
+   * rejected by deleting an entity), and how many there are.
+   */
+  async rejections(kind: 'node' | 'edge' | undefined, limit: number, offset: number): Promise<{ items: RejectionRow[]; total: number }> {
+    const rows: (RejectionRow & { total: number })[] = await this.dataSource.query(
+      `SELECT r.kind, r.signature, r.reason, r.rejected_by AS "rejectedBy", r.rejected_at AS "rejectedAt",
+              p.id AS "proposalId", p.label, count(*) OVER ()::int AS total
+         FROM kg_rejections r
+         LEFT JOIN LATERAL (
+              SELECT p.id::text AS id,
+                     CASE WHEN p.kind = 'node' THEN p.name ELSE concat_ws(' ', coalesce(p.source_name, p.source_signature), p.predicate,
+                                                                         coalesce(p.target_name, p.target_signature)) END AS label
+                FROM kg_proposals p WHERE p.kind = r.kind AND p.signature = r.signature AND p.status = 'rejected'
+               ORDER BY p.reviewed_at DESC NULLS LAST, p.id DESC LIMIT 1) p ON true
+        WHERE $1::text IS NULL OR r.kind = $1
+        ORDER BY r.rejected_at DESC, r.kind, r.signature
+        LIMIT $2 OFFSET $3`,
+      [kind ?? null, limit, offset],
+    );
+    if (rows.length === 0 && offset > 0) {
+      const count: { n: number }[] = await this.dataSource.query('SELECT count(*)::int AS n FROM kg_rejections WHERE $1::text IS NULL OR kind = $1', [kind ?? null]);
+      return { items: [], total: count[0].n };
+    }
+    return { items: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+  }
+
+  /** Locks a rejected proposal (null when it is not rejected, or does not exist). */
+  async lockRejected(id: string, tx: EntityManager): Promise<ProposalRow | null> {
+    const rows: ProposalRow[] = await tx.query(
+      `SELECT ${PROPOSAL_COLUMNS}, p.id::text AS "sortValue" FROM kg_proposals p WHERE p.id = $1 AND p.status = 'rejected' FOR UPDATE`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The pending proposal with this signature, if there is one (there is at most one). */
+  async pendingIdWithSignature(kind: 'node' | 'edge', signature: string, tx: EntityManager): Promise<string | null> {
+    const rows: { id: string }[] = await tx.query(
+      `SELECT id::text AS id FROM kg_proposals WHERE kind = $1 AND signature = $2 AND status = 'pending'`,
+      [kind, signature],
+    );
+    return rows[0]?.id ?? null;
+  }
+
   async lockPending(ids: string[], tx: EntityManager): Promise<ProposalRow[]> {
     if (ids.length === 0) return [];
     return tx.query(

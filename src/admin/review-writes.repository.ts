@@ -97,6 +97,29 @@ export class ReviewWritesRepository {
   }
 
   /**
+   * A rejected proposal goes back to the queue, as if never reviewed: pending while a page still supports it, else
+   * retired (extraction proposes it again when a page says it). Returns the status it got.
+   */
+  async reopenProposal(j: ActionJournal, proposalId: string): Promise<'pending' | 'retired'> {
+    await j.before('kg_proposals', 't.id = $1', [proposalId]);
+    const rows = returnedRows<{ status: 'pending' | 'retired' }>(await j.tx.query(
+      `UPDATE kg_proposals p
+          SET status = CASE WHEN EXISTS (SELECT 1 FROM kg_proposal_support s WHERE s.proposal_id = p.id) THEN 'pending' ELSE 'retired' END,
+              reviewed_by = NULL, reviewed_at = NULL, review_note = NULL, updated_at = now()
+        WHERE p.id = $1 AND p.status = 'rejected' RETURNING p.status`,
+      [proposalId],
+    ));
+    return rows[0].status;
+  }
+
+  /** Forgets a rejected signature: extraction may propose it again. Returns whether there was one. */
+  async forgetRejection(j: ActionJournal, kind: 'node' | 'edge', signature: string): Promise<boolean> {
+    await j.before('kg_rejections', 't.kind = $1 AND t.signature = $2', [kind, signature]);
+    const rows = returnedRows(await j.tx.query('DELETE FROM kg_rejections WHERE kind = $1 AND signature = $2 RETURNING 1', [kind, signature]));
+    return rows.length > 0;
+  }
+
+  /**
    * Node proposals become entities: the one they are approved into, an existing one with their signature, or a new
    * one. Then provenance, the original name as an alias (when renamed), mentions linked, co-mention edges derived.
    * Returns the ids of the nodes it created.

@@ -48,6 +48,16 @@ export interface ReviewOutcome {
   skipped: { proposalId: string; reason: string }[];
 }
 
+/** What taking a rejection back did. */
+export interface ReopenOutcome {
+  actionId: string;
+  /** The proposal's status now: pending, or retired when no page supports it any more; null without a proposal. */
+  status: 'pending' | 'retired' | null;
+  summary: string;
+  /** Whether kg_rejections held the signature (a proposal rejected twice, or an undone rejection, may have none). */
+  rejectionCleared: boolean;
+}
+
 export interface BulkRequest {
   action: 'approve' | 'reject';
   /** The selection; or, without it, every pending proposal matching `filter` (with `minConfidence`), best first. */
@@ -103,6 +113,55 @@ export class ReviewService {
     return this.journal.transaction(async (tx) => {
       const rows = await this.lockOne(id, tx);
       return this.applyRejection(rows, [], reason, origin, tx, false);
+    });
+  }
+
+  /**
+   * Takes a rejection back: the proposal returns to the queue (retired instead when no page supports it any more) and
+   * its signature leaves kg_rejections, so extraction may propose it again. One undoable action, like the others.
+   */
+  reopen(id: string, origin: RequestOrigin): Promise<ReopenOutcome> {
+    return this.journal.transaction(async (tx) => {
+      const row = await this.proposals.lockRejected(id, tx);
+      if (!row) {
+        const current = await this.proposals.get(id, tx);
+        if (!current || !(await this.proposals.isVisible(id, tx))) throw ReviewErrors.notFound(`Proposal ${id}`);
+        throw ReviewErrors.conflict('not_rejected', `Proposal ${id} is ${current.status}, not rejected: there is no rejection to take back.`, {
+          proposalId: id, status: current.status,
+        });
+      }
+      const twin = await this.proposals.pendingIdWithSignature(row.kind, row.signature, tx);
+      if (twin) {
+        throw ReviewErrors.conflict('already_pending', `Proposal ${twin} proposes the same ${row.kind} and is pending: review that one instead.`, {
+          proposalId: id, pendingProposalId: twin,
+        });
+      }
+      const actor = origin.actor;
+      const target = `proposal:${id}`;
+      const j = await this.journal.open(tx, 'reopen', actor, target, 'reopening');
+      const status = await this.writes.reopenProposal(j, id);
+      const rejectionCleared = await this.writes.forgetRejection(j, row.kind, row.signature);
+      const what = row.kind === 'node' ? `node “${row.name}” (${row.type})` : `edge “${row.sourceName ?? row.sourceSignature}” ${row.predicate} “${row.targetName ?? row.targetSignature}”`;
+      const summary = status === 'pending'
+        ? `Reopened ${what}: it is pending review again, and extraction may propose it again.`
+        : `Took back the rejection of ${what}; no page supports it any more, so it is retired until extraction proposes it again.`;
+      await this.journal.close(j, summary, { proposal: id, status, rejectionCleared });
+      await this.audit.record(actor, 'kg.proposal.reopen', target, { journal: j.actionId, summary, status }, origin.ip, tx);
+      return { actionId: j.actionId, status, summary, rejectionCleared };
+    });
+  }
+
+  /** Forgets a rejected signature (one made when deleting an entity has no proposal to reopen). Undoable. */
+  forgetRejection(kind: 'node' | 'edge', signature: string, origin: RequestOrigin): Promise<ReopenOutcome> {
+    return this.journal.transaction(async (tx) => {
+      const actor = origin.actor;
+      const target = `rejection:${kind}:${signature}`;
+      const j = await this.journal.open(tx, 'reopen', actor, target, 'forgetting a rejection');
+      if (!(await this.writes.forgetRejection(j, kind, signature))) throw ReviewErrors.notFound(`A rejection of the ${kind} signature “${signature}”`);
+      const summary = `Forgot the rejection of the ${kind} signature “${signature}”: extraction may propose it again.`;
+      await this.journal.close(j, summary, { kind, signature });
+      await this.audit.record(actor, 'kg.rejection.forget', target, { journal: j.actionId, summary }, origin.ip, tx);
+      return { actionId: j.actionId, status: null, summary, rejectionCleared: true };
     });
   }
 

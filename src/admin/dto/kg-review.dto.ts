@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
-  Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min,
+  Allow, ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsNotEmpty, IsNumber, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min,
   MinLength, ValidateNested,
 } from 'class-validator';
 import { QUEUE_SORTS, type QueueSort, type SortDirection } from '../proposals.repository.js';
@@ -579,4 +579,39 @@ export class GapsQueryDto {
   @Min(1)
   @Max(500)
   limit?: number;
+}
+
+export class RejectionListQueryDto {
+  @ApiPropertyOptional({ enum: ['node', 'edge'] })
+  @IsOptional()
+  @Transform(emptyAsUndefined)
+  @IsIn(['node', 'edge'], { message: 'kind must be node or edge' })
+  kind?: 'node' | 'edge';
+
+  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
+  @IsOptional()
+  @Transform(toNumber)
+  @IsInt({ message: 'limit must be a whole number' })
+  @Min(1)
+  @Max(200)
+  limit?: number;
+
+  @ApiPropertyOptional({ minimum: 0, default: 0 })
+  @IsOptional()
+  @Transform(toNumber)
+  @IsInt({ message: 'offset must be a whole number' })
+  @Min(0)
+  offset?: number;
+}
+
+export class ForgetRejectionDto {
+  @ApiProperty({ enum: ['node', 'edge'] })
+  @IsIn(['node', 'edge'], { message: 'kind must be node or edge' })
+  kind: 'node' | 'edge';
+
+  @ApiProperty({ description: 'The rejected signature, as GET /admin/knowledge-graph/rejections lists it.', maxLength: 2000 })
+  @IsString({ message: 'signature must be text' })
+  @IsNotEmpty({ message: 'signature must not be empty' })
+  @MaxLength(2000)
+  signature: string;
 }

@@ -1,7 +1,7 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 
 export const REVIEW_ACTIONS = [
-  'approve', 'reject', 'bulk_approve', 'bulk_reject',
+  'approve', 'reject', 'bulk_approve', 'bulk_reject', 'reopen',
   'entity_create', 'entity_update', 'entity_delete', 'entity_merge',
   'edge_create', 'edge_update', 'edge_delete', 'import', 'undo',
 ] as const;
