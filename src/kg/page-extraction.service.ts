@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
 import { JobError } from '../jobs/job-failure.js';
@@ -30,7 +30,15 @@ export interface PageExtractionOutcome {
   embedded: number;
   proposals: number;
   mentions: number;
+  /**
+   * What validation dropped or down-weighted in this run's answers (an unverifiable quote, an unknown endpoint, …):
+   * how many, and the first few with their reasons. Kept in the job's output and logged at debug level.
+   */
+  dropped: number;
+  droppedItems: { item: string; reason: string }[];
 }
+
+const DROPPED_SHOWN = 10;
 
 /** Why a running job was aborted from outside (e.g. its page was just excluded): it ends as skipped, not failed. */
 export class ExtractionCancelled extends Error {}
@@ -40,6 +48,7 @@ const EMBED_BATCH = 32;
 
 const SKIPPED = (reason: string, chunks = 0): PageExtractionOutcome => ({
   status: 'skipped', reason, chunks, newChunks: 0, removedChunks: 0, calls: 0, reusedResults: 0, embedded: 0, proposals: 0, mentions: 0,
+  dropped: 0, droppedItems: [],
 });
 
 /**
@@ -52,6 +61,8 @@ const SKIPPED = (reason: string, chunks = 0): PageExtractionOutcome => ({
 export class PageExtractionService {
   private readonly limiter: CallLimiter;
   private readonly cache = new ExtractionCache();
+
+  private readonly logger = new Logger(PageExtractionService.name);
 
   constructor(
     private readonly repository: KgExtractionRepository,
@@ -217,9 +228,14 @@ export class PageExtractionService {
       },
       tx,
     );
+    const dropped = plan.extract.flatMap((hash) => results.get(hash)!.dropped);
+    if (dropped.length > 0) {
+      this.logger.debug(`Page ${page.id}: ${dropped.length} extracted item(s) dropped or down-weighted, e.g. ${dropped.slice(0, 3).map((d) => `${d.item}: ${d.reason}`).join('; ')}`);
+    }
     return {
       status: 'extracted', chunks: chunks.length, newChunks: plan.add.length, removedChunks: plan.remove.length, calls: counts.calls,
       reusedResults: counts.reused, embedded: newRows.length + reembedded.length, proposals: proposalIds.length, mentions: found.mentions.length,
+      dropped: dropped.length, droppedItems: dropped.slice(0, DROPPED_SHOWN),
     };
   }
 
