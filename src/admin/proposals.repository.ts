@@ -67,6 +67,18 @@ export interface ProposalRow {
   sortValue: string;
 }
 
+export interface SupportPageRow {
+  proposalId: string;
+  slug: string;
+  title: string;
+  /** Supporting passages on the page. */
+  quotes: number;
+  /** The page's most confident quote, and where it is. */
+  bestQuote: string;
+  headingPath: string[];
+  anchor: string | null;
+}
+
 export interface RejectionRow {
   kind: 'node' | 'edge';
   signature: string;
@@ -213,14 +225,19 @@ export class ProposalsRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Every page that supports each of these proposals (visible ones), by title. */
-  async supportPages(ids: string[], db: EntityManager = this.dataSource.manager): Promise<{ proposalId: string; slug: string; title: string; quotes: number }[]> {
+  /**
+   * Every page that supports each of these proposals (visible ones), by title: how many passages, and the best
+   * quote of the page (the most confident) with the section it is in.
+   */
+  async supportPages(ids: string[], db: EntityManager = this.dataSource.manager): Promise<SupportPageRow[]> {
     if (ids.length === 0) return [];
     return db.query(
-      `SELECT s.proposal_id::text AS "proposalId", pg.slug, pg.title, count(*)::int AS quotes
-         FROM kg_visible_proposal_support s JOIN pages pg ON pg.id = s.page_id
+      `SELECT DISTINCT ON (s.proposal_id, pg.title, pg.slug)
+              s.proposal_id::text AS "proposalId", pg.slug, pg.title, count(*) OVER (PARTITION BY s.proposal_id, s.page_id)::int AS quotes,
+              s.quote AS "bestQuote", c.heading_path AS "headingPath", c.anchor
+         FROM kg_visible_proposal_support s JOIN pages pg ON pg.id = s.page_id JOIN kg_content_chunks c ON c.id = s.chunk_id
         WHERE s.proposal_id = ANY($1::bigint[])
-        GROUP BY s.proposal_id, pg.slug, pg.title ORDER BY s.proposal_id, pg.title`,
+        ORDER BY s.proposal_id, pg.title, pg.slug, s.confidence DESC NULLS LAST, c.position, s.chunk_id`,
       [ids],
     );
   }

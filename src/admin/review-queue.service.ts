@@ -47,7 +47,8 @@ export interface ProposalView extends Omit<ProposalRow, 'sortValue'> {
   /** Pieces of visible evidence in all (evidence lists the best few). */
   evidenceTotal: number;
   /** Every page that supports it. */
-  pages: { slug: string; title: string; href: string; quotes: number }[];
+  /** Every supporting page: how many passages, and its best quote (`href` leads to that quote's section). */
+  pages: { slug: string; title: string; href: string; quotes: number; bestQuote: string }[];
   endpoints: { source: EndpointView; target: EndpointView } | null;
   duplicates: Omit<DuplicateRow, 'proposalId'>[];
 }
@@ -124,7 +125,7 @@ export class ReviewQueueService {
         ...row,
         evidence: mine.map(evidenceView),
         evidenceTotal: mine[0]?.total ?? 0,
-        pages: pages.filter((p) => p.proposalId === row.id).map((p) => ({ slug: p.slug, title: p.title, href: `/page/${encodeURIComponent(p.slug)}`, quotes: p.quotes })),
+        pages: pages.filter((p) => p.proposalId === row.id).map((p) => ({ slug: p.slug, title: p.title, href: passageHref(p.slug, p), quotes: p.quotes, bestQuote: p.bestQuote })),
         endpoints: row.kind === 'edge'
           ? { source: endpointView(row.sourceSignature!, row.sourceName, endpoints), target: endpointView(row.targetSignature!, row.targetName, endpoints) }
           : null,

@@ -91,8 +91,22 @@ describe('review queue API: /admin/knowledge-graph/proposals', () => {
       expect(install.highlight).toEqual({ before: '', match: 'Install PostgreSQL on Linux', after: ' with apt. Redis is optional.', found: true });
       expect(install.heading).toBe('Setup › Linux');
       expect(install.href).toBe('/page/install-guide#linux');
-      expect(res.body.pages.map((p: { slug: string }) => p.slug).sort()).toEqual(['install-guide', 'team-notes']);
+      expect(res.body.pages).toEqual([
+        { slug: 'install-guide', title: 'Install Guide', href: '/page/install-guide#linux', quotes: 1, bestQuote: 'Install PostgreSQL on Linux' },
+        { slug: 'team-notes', title: 'Team Notes', href: '/page/team-notes', quotes: 1, bestQuote: 'the PostgreSQL setup' },
+      ]);
       expect(res.body).toMatchObject({ confidence: 0.95, extractor: 'builtin', supportCount: 2, kind: 'node', type: 'technology' });
+
+      // Several passages of one page: the page shows its most confident quote, and links to that quote's section.
+      const manual = await kg.page('Lens Manual', { body: 'Zeiss lenses. Zeiss optics are sharp.' });
+      const intro = await kg.chunk(manual.id, 'Zeiss lenses.', ['Intro']);
+      const optics = await kg.chunk(manual.id, 'Zeiss optics are sharp.', ['Optics']);
+      const zeiss = await kg.nodeProposal({ name: 'Zeiss', type: 'organization', support: [
+        { chunkId: intro, pageId: manual.id, quote: 'Zeiss lenses', confidence: 0.5 },
+        { chunkId: optics, pageId: manual.id, quote: 'Zeiss optics are sharp', confidence: 0.9 },
+      ] });
+      const detail = await admin.get(`${BASE}/proposals/${zeiss}`).expect(200);
+      expect(detail.body.pages).toEqual([{ slug: manual.slug, title: 'Lens Manual', href: `/page/${manual.slug}#optics`, quotes: 2, bestQuote: 'Zeiss optics are sharp' }]);
       const edge = await admin.get(`${BASE}/proposals/${ids.edge}`).expect(200);
       expect(edge.body.endpoints.source).toMatchObject({ name: 'Ada Lovelace', state: 'pending', proposalId: ids.ada });
       expect(edge.body.endpoints.target).toMatchObject({ name: 'PostgreSQL', state: 'pending', proposalId: ids.pg });
