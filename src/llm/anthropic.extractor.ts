@@ -46,6 +46,10 @@ export class AnthropicExtractor implements Extractor {
 
   async extract(request: ExtractionRequest, signal?: AbortSignal): Promise<ExtractionResult> {
     const message = await this.send(request, signal);
+    if (!isMessage(message)) {
+      // A proxy or captive portal answering 200 with its own page; the SDK hands that over as a string or as is.
+      throw new ExtractorError(`Anthropic (${this.model}) answered something that is not a Message: ${describeBody(message)}`, true);
+    }
     if (message.stop_reason === 'max_tokens') {
       throw new ExtractorError(`Anthropic's answer was cut at max_tokens=${this.options.maxTokens} (${this.model}); raise KURATE_ANTHROPIC_MAX_TOKENS`, true);
     }
@@ -103,6 +107,8 @@ export class AnthropicExtractor implements Extractor {
       return new ExtractorError(`Anthropic did not answer within ${this.options.timeoutMs} ms (${this.model})`, true);
     }
     if (error instanceof APIUserAbortError || signal?.aborted) return new ExtractorError(`Anthropic request cancelled (${this.model})`, true);
+    // The SDK parses a JSON body itself; a body cut off on the way is worth asking again.
+    if (error instanceof SyntaxError) return new ExtractorError(`Anthropic (${this.model}) answered a body that is not valid JSON: ${error.message}`, true);
     if (error instanceof APIConnectionError) {
       const cause = (error.cause as { cause?: { code?: string }; code?: string } | undefined) ?? undefined;
       const code = cause?.cause?.code ?? cause?.code;
@@ -121,4 +127,14 @@ export class AnthropicExtractor implements Extractor {
     }
     return new ExtractorError(`Anthropic request failed: ${error instanceof Error ? error.message : String(error)}`, false);
   }
+}
+
+function isMessage(body: unknown): body is Anthropic.Message {
+  return typeof body === 'object' && body !== null && Array.isArray((body as { content?: unknown }).content);
+}
+
+function describeBody(body: unknown): string {
+  if (body === undefined || body === null || body === '') return 'an empty body';
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }

@@ -116,6 +116,35 @@ describe('Anthropic extractor through the real `@anthropic-ai/sdk`', () => {
     expect((await make().extract(REQUEST)).entities).toEqual([{ name: 'Foam', type: 'product', confidence: 0.7, evidence: 'part of Foam' }]);
   });
 
+  it('treats a 200 whose JSON body is cut off as retryable, and says the body was not JSON', async () => {
+    const truncated = '{"id":"msg_01","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_01","name":"record_knowledge","input":{"entities":[{"name":"Fo';
+    fake.enqueue({ kind: 'raw', status: 200, body: truncated, headers: { 'Content-Type': 'application/json' } });
+    const error = await extractorError(make().extract(REQUEST));
+    expect(error.retryable).toBe(true);
+    expect(error.message).toMatch(/^Anthropic \(claude-haiku-5-5\) answered a body that is not valid JSON: /);
+    expect(fake.calls).toBe(1);
+  });
+
+  it.each([
+    ['an HTML page', '<html><body>Welcome to the captive portal</body></html>', { 'Content-Type': 'text/html; charset=utf-8' }, /<html><body>Welcome/],
+    // With content-length 0 the SDK does not parse at all and hands over `undefined`.
+    ['an empty JSON body', '', { 'Content-Type': 'application/json', 'Content-Length': '0' }, /an empty body$/],
+    ['JSON that is not a Message', '{"ok":true}', { 'Content-Type': 'application/json' }, /\{"ok":true\}$/],
+  ])('treats a 200 carrying %s instead of a Message as retryable', async (_what, body, headers, detail) => {
+    fake.enqueue({ kind: 'raw', status: 200, body, headers });
+    const error = await extractorError(make().extract(REQUEST));
+    expect(error.retryable).toBe(true);
+    expect(error.message).toMatch(/^Anthropic \(claude-haiku-5-5\) answered something that is not a Message: /);
+    expect(error.message).toMatch(detail);
+  });
+
+  it('treats a tool input handed over as a string of broken JSON as malformed and retryable', async () => {
+    fake.enqueue({ kind: 'tool', input: '{"entities": [{"name": "Foam", "type": "product", "evidence": "part of' });
+    const error = await extractorError(make().extract(REQUEST));
+    expect(error.retryable).toBe(true);
+    expect(error.message).toMatch(/^Anthropic \(claude-haiku-5-5\) answered malformed output: the model's answer is not a JSON object: \{"entities"/);
+  });
+
   it('treats prose without the tool call as retryable', async () => {
     fake.enqueue({ kind: 'text', text: 'I found these entities: Foam.' });
     const error = await extractorError(make().extract(REQUEST));
