@@ -2,6 +2,7 @@ import type supertest from 'supertest';
 import type { EntityManager } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXTRACTION_JOBS_HOOK, NODE_EMBEDDING_HOOK, type ExtractionJobsHook, type NodeEmbeddingHook } from '../../src/admin/review-hooks.js';
+import { JobQueue } from '../../src/jobs/job-queue.service.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { KgEmbeddingService } from '../../src/kg/kg-embedding.service.js';
 import { EXTRACT_PAGE_QUEUE, KgExtractionQueue, REEMBED_QUEUE } from '../../src/kg/kg-extraction-queue.service.js';
@@ -171,5 +172,68 @@ describe('extraction jobs (pg-boss in the same database)', () => {
     expect(status.queues.map((q) => q.name)).toContain(`${EXTRACT_PAGE_QUEUE} (builtin)`);
     expect(status.failures).toEqual([]);
     expect(await t.app.get<ExtractionJobsHook>(EXTRACTION_JOBS_HOOK).retryFailed()).toEqual({ retried: 0 });
+  });
+});
+
+/**
+ * The singleton key `${pageId}:${sourceHash}` under pg-boss's `short` policy: at most one *queued* job per page
+ * version, however often that version is saved; a job already running does not hold the key. No worker runs here
+ * (as with KURATE_ROLE=web), so every job stays queued unless the test fetches it.
+ */
+describe('extraction jobs are unique per page and source hash while queued', () => {
+  let t: TestApp;
+  let admin: supertest.Agent;
+
+  const TEXT_A = 'Gamma is measured with the first method, which the lab trusts.';
+  const TEXT_B = 'Gamma is measured with the second method, which the lab prefers.';
+  const save = async (text: string) => {
+    const current = (await admin.get('/api/pages/gamma').expect(200)).body;
+    await admin.put('/api/pages/gamma').send({ body: `---\ncluster: dedup\n---\n${text}\n`, baseVersion: current.version }).expect(200);
+  };
+  /** The queue's jobs of the page, oldest first: [sourceHash, state]. */
+  const jobsOfGamma = async (): Promise<[string, string][]> => {
+    const rows: { hash: string; state: string }[] = await t.dataSource.query(
+      `SELECT j.data ->> 'sourceHash' AS hash, j.state::text AS state FROM pgboss.job j JOIN pages p ON p.id::text = j.data ->> 'pageId'
+       WHERE j.name = $1 AND p.slug = 'gamma' ORDER BY j.created_on, j.id`,
+      [EXTRACT_PAGE_QUEUE],
+    );
+    return rows.map((r) => [r.hash, r.state]);
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.as('admin');
+  });
+  afterAll(() => t?.close());
+
+  it('saving A, B, then A again while both wait leaves one job for A and one for B; once A runs, A queues again', async () => {
+    expect(t.app.get(JobWorker).isRunning).toBe(false);
+    await admin.post('/api/pages').send({ title: 'Gamma', body: `---\ncluster: dedup\n---\n${TEXT_A}\n` }).expect(201);
+    await setPolicy(admin, 'dedup', 'include');
+    const [[hashA]] = await jobsOfGamma();
+    await save(TEXT_B);
+    const [, [hashB]] = await jobsOfGamma();
+    expect(hashB).not.toBe(hashA);
+
+    await save(TEXT_A);
+    await save(TEXT_B);
+    await save(TEXT_A);
+    // Every save is a revision of its own; only the jobs are shared.
+    expect(await count(t, `SELECT count(*) FROM page_revisions r JOIN pages p ON p.id = r.page_id WHERE p.slug = 'gamma'`)).toBe(5);
+    expect(await jobsOfGamma()).toEqual([
+      [hashA, 'created'],
+      [hashB, 'created'],
+    ]);
+
+    // A worker takes A's job: the key is free again, so the next save of A queues a job that reads it afresh.
+    const [taken] = await t.app.get(JobQueue).fetch<{ sourceHash: string }>(EXTRACT_PAGE_QUEUE, 1);
+    expect(taken.data.sourceHash).toBe(hashA);
+    await save(TEXT_B);
+    await save(TEXT_A);
+    expect(await jobsOfGamma()).toEqual([
+      [hashA, 'active'],
+      [hashB, 'created'],
+      [hashA, 'created'],
+    ]);
   });
 });
