@@ -70,7 +70,7 @@ export interface ApiKgStatus {
   failures: ApiFailure[];
 }
 
-interface ExtractOptions {
+export interface ExtractOptions {
   all?: boolean;
   cluster?: string;
   page?: string;
@@ -83,6 +83,20 @@ interface ExtractOptions {
 
 /** No job of the request started for this long: say that a worker may be missing (and keep waiting). */
 const STALL_HINT_MS = 60_000;
+
+/** Where `kurate kg extract` reads and writes: the process's own terminal, or a test's stand-in for it. */
+export interface ExtractTerminal {
+  stdout: NodeJS.WritableStream;
+  /** The estimate, the progress bar (drawn only when this is a terminal) and hints. */
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Asks a yes/no question; null when there is no one to ask (stdin is not a terminal). */
+  confirm: ((question: string) => Promise<boolean>) | null;
+  stallHintMs: number;
+}
+
+function processTerminal(): ExtractTerminal {
+  return { stdout: process.stdout, stderr: process.stderr, confirm: process.stdin.isTTY === true ? confirm : null, stallHintMs: STALL_HINT_MS };
+}
 
 /** `kurate kg …`: knowledge-graph extraction, through `/api/admin/kg/*` with an admin's token. */
 export function registerKgCommands(program: Command): void {
@@ -113,33 +127,7 @@ export function registerKgCommands(program: Command): void {
     'kurate kg extract --cluster docs --dry-run',
     'kurate kg extract --all --yes',
     'kurate kg extract --page getting-started --no-wait',
-  ).action(async (options: ExtractOptions) => {
-    const chosen = [options.all === true, options.cluster !== undefined, options.page !== undefined].filter(Boolean).length;
-    if (chosen !== 1) throw new CliError('Say what to extract with exactly one of --all, --cluster <cluster> or --page <slug>.');
-    const scope = options.all ? { all: true } : options.cluster !== undefined ? { cluster: options.cluster } : { page: options.page };
-    const api = client();
-    const estimate = await api.post<ApiExtractAnswer>('/api/admin/kg/extract', { ...scope, dryRun: true });
-    if (options.dryRun || estimate.pagesToExtract === 0) {
-      console.log(options.json ? JSON.stringify(estimate, null, 2) : formatEstimate(estimate, options.dryRun === true));
-      return;
-    }
-    if (!options.json) console.error(formatEstimate(estimate, false));
-    if (!options.yes && process.stdin.isTTY === true && !(await confirm('Start the extraction? [y/N] '))) {
-      console.error('Nothing was enqueued.');
-      return;
-    }
-    const started = await api.post<ApiExtractAnswer>('/api/admin/kg/extract', scope);
-    const queued = `Enqueued ${plural(started.enqueued, 'page')}${started.alreadyQueued > 0 ? ` (${started.alreadyQueued} already had a job waiting)` : ''}`;
-    if (!options.wait || started.requestId === null || started.enqueued === 0) {
-      console.log(options.json ? JSON.stringify(started, null, 2) : `${queued}. Follow it with: kurate kg status`);
-      return;
-    }
-    if (!options.json) console.error(`${queued}; request ${started.requestId}.`);
-    const progress = await follow(api, started.requestId, { bar: !options.json && process.stderr.isTTY === true, pollMs: options.pollMs });
-    if (options.json) console.log(JSON.stringify({ ...started, progress }, null, 2));
-    else console.log(formatDone(progress));
-    if (progress.failed > 0) throw new CliError(`${plural(progress.failed, 'page')} failed to extract; kurate kg status shows why.`);
-  });
+  ).action((options: ExtractOptions) => runExtract(client(), options));
 
   withExamples(
     kg
@@ -155,10 +143,54 @@ export function registerKgCommands(program: Command): void {
   });
 }
 
-async function follow(api: KurateClient, requestId: string, options: { bar: boolean; pollMs: number }): Promise<ApiProgress> {
+/** `kurate kg extract`: the estimate, a confirmation at a terminal, then the jobs enqueued and followed to their end. */
+export async function runExtract(api: KurateClient, options: ExtractOptions, terminal: ExtractTerminal = processTerminal()): Promise<void> {
+  const out = (line: string) => terminal.stdout.write(`${line}\n`);
+  const err = (line: string) => terminal.stderr.write(`${line}\n`);
+  const chosen = [options.all === true, options.cluster !== undefined, options.page !== undefined].filter(Boolean).length;
+  if (chosen !== 1) throw new CliError('Say what to extract with exactly one of --all, --cluster <cluster> or --page <slug>.');
+  const scope = options.all ? { all: true } : options.cluster !== undefined ? { cluster: options.cluster } : { page: options.page };
+  const estimate = await api.post<ApiExtractAnswer>('/api/admin/kg/extract', { ...scope, dryRun: true });
+  if (options.dryRun || estimate.pagesToExtract === 0) {
+    out(options.json ? JSON.stringify(estimate, null, 2) : formatEstimate(estimate, options.dryRun === true));
+    return;
+  }
+  if (!options.json) err(formatEstimate(estimate, false));
+  if (!options.yes && terminal.confirm && !(await terminal.confirm('Start the extraction? [y/N] '))) {
+    err('Nothing was enqueued.');
+    return;
+  }
+  const started = await api.post<ApiExtractAnswer>('/api/admin/kg/extract', scope);
+  const queued = `Enqueued ${plural(started.enqueued, 'page')}${started.alreadyQueued > 0 ? ` (${started.alreadyQueued} already had a job waiting)` : ''}`;
+  if (!options.wait || started.requestId === null || started.enqueued === 0) {
+    out(options.json ? JSON.stringify(started, null, 2) : `${queued}. Follow it with: kurate kg status`);
+    return;
+  }
+  if (!options.json) err(`${queued}; request ${started.requestId}.`);
+  const progress = await follow(api, started.requestId, {
+    stream: terminal.stderr,
+    bar: !options.json && terminal.stderr.isTTY === true,
+    pollMs: options.pollMs,
+    stallHintMs: terminal.stallHintMs,
+  });
+  out(options.json ? JSON.stringify({ ...started, progress }, null, 2) : formatDone(progress));
+  if (progress.failed > 0) throw new CliError(`${plural(progress.failed, 'page')} failed to extract; kurate kg status shows why.`);
+}
+
+async function follow(
+  api: KurateClient,
+  requestId: string,
+  options: { stream: NodeJS.WritableStream; bar: boolean; pollMs: number; stallHintMs: number },
+): Promise<ApiProgress> {
   const bar = options.bar
     ? new cliProgress.SingleBar(
-        { stream: process.stderr, format: 'Extracting [{bar}] {value}/{total} pages | {running} running, {failed} failed | {eta_formatted} left', hideCursor: true },
+        {
+          stream: options.stream,
+          format: 'Extracting [{bar}] {value}/{total} pages | {running} running, {failed} failed | {eta_formatted} left',
+          // Before the first page is done the rate is unknown: cli-progress would print its 'NULL'/'INF' markers, cut to "LLs"/"NFs".
+          formatTime: (seconds, format, roundTo) => (typeof seconds === 'number' && Number.isFinite(seconds) ? cliProgress.Format.TimeFormat(seconds, format, roundTo) : '?'),
+          hideCursor: true,
+        },
         cliProgress.Presets.shades_classic,
       )
     : null;
@@ -176,10 +208,12 @@ async function follow(api: KurateClient, requestId: string, options: { bar: bool
       if (finished + progress.running !== seen) {
         seen = finished + progress.running;
         lastChange = Date.now();
-      } else if (!hinted && progress.running === 0 && Date.now() - lastChange > STALL_HINT_MS) {
+      } else if (!hinted && progress.running === 0 && Date.now() - lastChange > options.stallHintMs) {
         hinted = true;
         bar?.stop();
-        console.error('No job has started for a minute: is a worker running (KURATE_ROLE=worker or all)? Still waiting; Ctrl-C stops waiting, not the jobs.');
+        options.stream.write(`No job has started for ${duration(options.stallHintMs)}: is a worker running (KURATE_ROLE=worker or all)? Still waiting; Ctrl-C stops waiting, not the jobs.\n`);
+        // Drawn again below the hint, so that a worker starting later is still seen at work.
+        bar?.start(progress.total, finished, { running: progress.running, failed: progress.failed });
       }
     }
   } finally {
@@ -243,6 +277,10 @@ async function confirm(question: string): Promise<boolean> {
   } finally {
     rl.close();
   }
+}
+
+function duration(ms: number): string {
+  return ms === 60_000 ? 'a minute' : ms % 1000 === 0 ? plural(ms / 1000, 'second') : `${ms} ms`;
 }
 
 function plural(n: number, word: string): string {
