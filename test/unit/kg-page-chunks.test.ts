@@ -1,7 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chunkPage } from '../../src/kg/page-chunks.js';
-import { MarkdownRenderer } from '../../src/pages/markdown/markdown-renderer.js';
+import { parseFrontmatter } from '../../src/pages/markdown/frontmatter.js';
+import { headingIds, MarkdownRenderer } from '../../src/pages/markdown/markdown-renderer.js';
 
+const FOAM_DOCS = path.resolve(import.meta.dirname, '../../../shared/corpus/foam-docs');
 const words = (topic: string) => `Enough words about ${topic} to make this section a chunk of its own, not merged with the next one. `.repeat(3);
 const renderedIds = (markdown: string) => [...new MarkdownRenderer().render(markdown, () => null).html.matchAll(/<h\d id="([^"]+)"/g)].map((m) => m[1]);
 
@@ -38,5 +42,23 @@ describe('chunkPage: each chunk knows the id its section has on the rendered pag
     expect(chunks).toHaveLength(1);
     expect(chunks[0].headingPath).toEqual(['Tips']);
     expect(chunks[0].anchor).toBe('tips');
+  });
+
+  it('reads heading ids with a parser that skips other inline content, and gets the renderer’s ids on every Foam page', () => {
+    const files = readdirSync(FOAM_DOCS, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
+    expect(files.length).toBeGreaterThan(50);
+    let headings = 0;
+    for (const file of files) {
+      let body = readFileSync(path.join(FOAM_DOCS, file), 'utf8');
+      try {
+        body = parseFrontmatter(body).body;
+      } catch {
+        // As extraction does: a page whose frontmatter does not parse is read as it stands.
+      }
+      const ids = [...headingIds(body).values()];
+      expect(ids, file).toEqual(renderedIds(body));
+      headings += ids.length;
+    }
+    expect(headings).toBeGreaterThan(200);
   });
 });

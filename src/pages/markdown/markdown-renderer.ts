@@ -95,12 +95,27 @@ let headingParser: MarkdownIt | null = null;
  * what a link to a section needs when a page repeats a heading (the second "Setup" is `#setup-2`).
  */
 export function headingIds(body: string): Map<number, string> {
-  headingParser ??= createMarkdownParser().use(anchor, HEADING_IDS);
+  headingParser ??= createMarkdownParser()
+    .use(anchor, HEADING_IDS)
+    // Ids come from headings' text alone: the rest of the page's inline content is left unparsed (most of the work).
+    .use((md) => md.core.ruler.at('inline', parseHeadingsInline));
   const ids = new Map<number, string>();
   for (const token of headingParser.parse(body, { resolve: () => null })) {
     if (token.type === 'heading_open' && token.map) ids.set(token.map[0], String(token.attrGet('id')));
   }
   return ids;
+}
+
+/** markdown-it's core `inline` rule, for the inline content of headings only. */
+function parseHeadingsInline(state: StateCore): void {
+  const tokens = state.tokens;
+  for (let i = 1; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (token.type === 'inline' && tokens[i - 1].type === 'heading_open') {
+      token.children ??= [];
+      state.md.inline.parse(token.content, state.md, state.env, token.children);
+    }
+  }
 }
 
 /** The id a heading gets, before de-duplication (a section link falls back to it when it knows no better). */
