@@ -21,6 +21,7 @@ import { gadgetAnswer, gadgetPage } from './kg-test-helpers.js';
 /**
  * Crash safety with a real `kill -9`: a worker killed while a job waits on the LLM (the fake Ollama hangs on the
  * job's second call) leaves no row of that job, and after a restart the job completes, with every row exactly once.
+ * On PostgreSQL also a worker killed inside its write transaction (held on a row lock before its last statement).
  * On PostgreSQL the web and the worker are two processes sharing the database (KURATE_ROLE=web and worker); on
  * the embedded database it is one process (KURATE_ROLE=all) on a data directory, killed and started again.
  */
@@ -154,7 +155,13 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
   let config: KurateConfig;
   let drop: () => Promise<void>;
   let dataSource: DataSource;
+  let token: string;
+  let webPort: number;
   const servers: Server[] = [];
+  const workerEnv = () => ({
+    KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '4',
+    KURATE_EXTRACT_RETRY_DELAY_SECONDS: '1', KURATE_JOB_POLL_SECONDS: '0.5', DATABASE_URL: (config.database as { url: string }).url, KURATE_ROLE: 'worker',
+  });
 
   beforeAll(async () => {
     const entry = await ensureServerBuilt();
@@ -166,11 +173,11 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
     };
     ({ config, drop } = await freshTestConfig(env));
     const setup = await openApp(config);
-    await prepare(setup);
+    token = await prepare(setup);
     await setup.close();
     const url = (config.database as { url: string }).url;
     dataSource = await new DataSource({ type: 'postgres', url }).initialize();
-    const webPort = await closedPort();
+    webPort = await closedPort();
     const workerPort = await closedPort();
     servers.push(await startServer(entry, { ...env, DATABASE_URL: url, KURATE_ROLE: 'web', PORT: String(webPort) }));
     // The web process serves HTTP and works no job.
@@ -196,14 +203,57 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
     expect(afterKill).toEqual({ chunks: 0, distinctChunks: 0, proposals: 0, distinctProposals: 0, support: 0, mentions: 0, records: 0, jobs: [{ state: 'active', retry_count: 0 }] });
 
     fake.phase.hang = false;
-    const url = (config.database as { url: string }).url;
-    servers[1] = await startServer(await ensureServerBuilt(), {
-      KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '4',
-      KURATE_EXTRACT_RETRY_DELAY_SECONDS: '1', KURATE_JOB_POLL_SECONDS: '0.5', DATABASE_URL: url, KURATE_ROLE: 'worker', PORT: String(await closedPort()),
-    });
+    servers[1] = await startServer(await ensureServerBuilt(), { ...workerEnv(), PORT: String(await closedPort()) });
     await waitFor('the job to complete after the restart', async () => (await rowsOf(dataSource)).jobs[0]?.state === 'completed', 40_000);
     const after = await rowsOf(dataSource);
     expect(after).toEqual({ ...EXPECTED_AFTER, jobs: [{ state: 'completed', retry_count: 1 }] });
+  }, 90_000);
+
+  it('leaves nothing of a write transaction the worker is killed in, and writes it whole after a restart', async () => {
+    // Hold the page's extraction record: the next run's transaction writes chunks, mentions and proposals, then
+    // waits on this row lock to update the record (its last statement), and the worker is killed right there.
+    const blocker = dataSource.createQueryRunner();
+    await blocker.connect();
+    await blocker.startTransaction();
+    await blocker.query(`SELECT 1 FROM kg_page_extractions WHERE page_id = (SELECT id FROM pages WHERE slug = $1) FOR UPDATE`, [PAGE.slug]);
+    const before = await rowsOf(dataSource);
+    const chunkTexts = async () =>
+      ((await dataSource.query(`SELECT text FROM kg_content_chunks ORDER BY position`)) as { text: string }[]).map((r) => r.text);
+    const textsBefore = await chunkTexts();
+    try {
+      const web = supertest(`http://127.0.0.1:${webPort}`);
+      const page = (await web.get(`/api/pages/${PAGE.slug}`).set('Authorization', `Bearer ${token}`).expect(200)).body;
+      await web.put(`/api/pages/${PAGE.slug}`).set('Authorization', `Bearer ${token}`)
+        .send({ body: page.body.replaceAll('Gadget2', 'Gadget9'), baseVersion: page.version }).expect(200);
+      await waitFor('the write transaction to wait on the record', async () => {
+        const waiting: unknown[] = await dataSource.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND state = 'active' AND query LIKE '%kg_page_extractions%' AND pid <> pg_backend_pid()`,
+        );
+        return waiting.length === 1;
+      });
+      await killHard(servers[1]);
+    } finally {
+      await blocker.rollbackTransaction();
+      await blocker.release();
+    }
+    // The killed worker's transaction never commits: its backend ends when it finds the client gone.
+    await waitFor('the killed worker’s transaction to end', async () =>
+      ((await dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE query LIKE '%kg_page_extractions%' AND state <> 'idle' AND pid <> pg_backend_pid()`)) as unknown[]).length === 0);
+    const afterKill = await rowsOf(dataSource);
+    expect({ ...afterKill, jobs: undefined }).toEqual({ ...before, jobs: undefined });
+    expect(await chunkTexts()).toEqual(textsBefore);
+    expect(afterKill.jobs.at(-1)).toEqual({ state: 'active', retry_count: 0 });
+
+    servers[1] = await startServer(await ensureServerBuilt(), { ...workerEnv(), PORT: String(await closedPort()) });
+    await waitFor('the edit’s job to complete after the restart', async () => (await rowsOf(dataSource)).jobs.at(-1)?.state === 'completed', 40_000);
+    const after = await rowsOf(dataSource);
+    // Part 2's chunk was replaced: Gadget2's proposal lost its support (retired) and Gadget9's came, each row once.
+    expect(after).toMatchObject({ chunks: PAGE.sections, distinctChunks: PAGE.sections, proposals: PAGE.sections + 1, distinctProposals: PAGE.sections + 1, support: PAGE.sections, mentions: PAGE.sections, records: 1 });
+    expect(after.jobs.at(-1)).toEqual({ state: 'completed', retry_count: 1 });
+    const statuses = await dataSource.query(`SELECT name, status FROM kg_proposals ORDER BY name`);
+    expect(statuses).toEqual([
+      { name: 'Gadget1', status: 'pending' }, { name: 'Gadget2', status: 'retired' }, { name: 'Gadget3', status: 'pending' }, { name: 'Gadget9', status: 'pending' },
+    ]);
   }, 90_000);
 });
 
