@@ -5,6 +5,14 @@ import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { count, foamDocsPages, importPages, jobStates, openJobs, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
+interface QueueItem {
+  id: string;
+  name: string | null;
+  evidence: { slug: string; quote: string }[];
+  evidenceTotal: number;
+  pages: { slug: string }[];
+}
+
 /**
  * The Foam documentation, imported through POST /api/import, extracted with the built-in (offline) extractor once
  * an admin includes the `user` cluster: proposals with verified quotes, nothing twice, only the edited section read
@@ -24,11 +32,13 @@ describe('extraction of the Foam docs with the built-in extractor', () => {
       support: await t.dataSource.query('SELECT proposal_id, chunk_id, page_id, quote, confidence FROM kg_proposal_support ORDER BY proposal_id, chunk_id'),
       edges: await t.dataSource.query('SELECT id, source_node_id, target_node_id, kind, weight FROM kg_edges ORDER BY id'),
     });
-  const page = async (slug: string) => (await author.get(`/api/pages/${slug}`).expect(200)).body as { id: string; body: string; version: number };
+  const page = async (slug: string) => (await author.get(`/api/pages/${slug}`).expect(200)).body as { id: string; title: string; body: string; version: number };
   const save = async (slug: string, body: string) => {
     const current = await page(slug);
     await author.put(`/api/pages/${slug}`).send({ body, baseVersion: current.version }).expect(200);
   };
+  /** The pending review queue (GET /admin/knowledge-graph/proposals) as an admin sees it, for a query string. */
+  const queue = async (query: string) => ((await admin.get(`/admin/knowledge-graph/proposals?limit=200&${query}`).expect(200)).body as { items: QueueItem[] }).items;
   const chunksOf = async (pageId: string) =>
     (await t.dataSource.query('SELECT id::text AS id, content_hash AS hash, text FROM kg_content_chunks WHERE page_id = $1 ORDER BY position', [pageId])) as {
       id: string; hash: string; text: string;
@@ -131,18 +141,68 @@ describe('extraction of the Foam docs with the built-in extractor', () => {
   });
 
   it('withdraws support that came only from removed text, and retires a pending proposal left with none', async () => {
-    const slug = 'retired-proposal-test';
+    const slug = 'zanzibar-notes';
     await author.post('/api/pages').send({ title: 'Zanzibar Notes', body: '---\ncluster: user/tests\n---\nThe [[Zanzibar Archipelago]] is off the coast.\n\nWe keep notes about the ferry.\n' }).expect(201);
     await waitForJobs(t);
     const proposal = async () =>
-      ((await t.dataSource.query(`SELECT status, support_count FROM kg_proposals WHERE kind = 'node' AND name = 'Zanzibar Archipelago' ORDER BY id DESC LIMIT 1`)) as {
-        status: string; support_count: number;
+      ((await t.dataSource.query(`SELECT id::text AS id, status, support_count FROM kg_proposals WHERE kind = 'node' AND name = 'Zanzibar Archipelago' ORDER BY id DESC LIMIT 1`)) as {
+        id: string; status: string; support_count: number;
       }[])[0];
-    expect(await proposal()).toMatchObject({ status: 'pending', support_count: 1 });
-    await save('zanzibar-notes', '---\ncluster: user/tests\n---\nWe keep notes about the ferry.\n');
+    const pending = await proposal();
+    expect(pending).toMatchObject({ status: 'pending', support_count: 1 });
+    const reviewItem = (await queue(`page=${slug}`)).find((p) => p.id === pending.id);
+    expect(reviewItem?.evidence.map((e) => e.quote)).toEqual(['The [[Zanzibar Archipelago]] is off the coast.']);
+
+    await save(slug, '---\ncluster: user/tests\n---\nWe keep notes about the ferry.\n');
     await waitForJobs(t);
-    expect(await proposal()).toMatchObject({ status: 'retired', support_count: 0 });
-    expect(slug).toBeTruthy();
+    // The same proposal (not a copy), retired, with no support row left.
+    expect(await proposal()).toMatchObject({ id: pending.id, status: 'retired', support_count: 0 });
+    expect(await count(t, 'SELECT count(*) FROM kg_proposal_support WHERE proposal_id = $1', [pending.id])).toBe(0);
+    // Out of the review queue: not pending under any filter, and no longer attached to the page.
+    expect((await queue('q=Zanzibar')).map((p) => p.id)).toEqual([]);
+    expect((await queue(`page=${slug}`)).map((p) => p.id)).not.toContain(pending.id);
+    expect((await queue('status=retired&q=Zanzibar')).map((p) => p.id)).toEqual([pending.id]);
+  });
+
+  it('hides from review what only a trashed page supports, keeps what another page also supports, and restores both without a call', async () => {
+    const body = (text: string) => `---\ncluster: user/tests\n---\n${text}\n`;
+    await author.post('/api/pages').send({ title: 'Lighthouse Log', body: body('The [[Fresnel Lens]] sits in the lamp room.\n\nThe [[Tidal Clock]] hangs by the door.') }).expect(201);
+    await author.post('/api/pages').send({ title: 'Harbour Log', body: body('The [[Tidal Clock]] tells the harbour master when to open the gate.') }).expect(201);
+    await waitForJobs(t);
+    const idOf = async (name: string) =>
+      ((await t.dataSource.query(`SELECT id::text AS id FROM kg_proposals WHERE kind = 'node' AND status = 'pending' AND name = $1`, [name])) as { id: string }[]).map((r) => r.id);
+    const [lens] = await idOf('Fresnel Lens');
+    const [clock] = await idOf('Tidal Clock');
+    expect(lens).toBeTruthy();
+    expect(clock).toBeTruthy();
+    // As review shows them: the lens on one page, the clock on two.
+    const item = async (q: string, id: string) => (await queue(`q=${encodeURIComponent(q)}`)).find((p) => p.id === id);
+    const shown = (p: QueueItem | undefined) => p && { slugs: p.pages.map((x) => x.slug).sort(), evidence: p.evidence.map((e) => e.slug).sort(), evidenceTotal: p.evidenceTotal };
+    expect(shown(await item('Fresnel Lens', lens))).toEqual({ slugs: ['lighthouse-log'], evidence: ['lighthouse-log'], evidenceTotal: 1 });
+    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log', 'lighthouse-log'], evidence: ['harbour-log', 'lighthouse-log'], evidenceTotal: 2 });
+    const calls = extractSpy.mock.calls.length;
+    const jobs = await count(t, 'SELECT count(*) FROM pgboss.job');
+
+    await author.delete('/api/pages/lighthouse-log').expect(204);
+    // The lens, supported by the trashed page alone, is gone from the queue and its page answers 404…
+    expect(await item('Fresnel Lens', lens)).toBeUndefined();
+    await admin.get(`/admin/knowledge-graph/proposals/${lens}`).expect(404);
+    // … the clock stays, with only the live page's evidence.
+    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log'], evidence: ['harbour-log'], evidenceTotal: 1 });
+    const detail = (await admin.get(`/admin/knowledge-graph/proposals/${clock}`).expect(200)).body as QueueItem;
+    expect(detail.evidence.map((e) => e.quote)).toEqual(['The [[Tidal Clock]] tells the harbour master when to open the gate.']);
+    expect(detail.pages.map((p) => p.slug)).toEqual(['harbour-log']);
+    // Soft: the rows are still there, untouched (nothing was withdrawn or retired).
+    expect(await count(t, `SELECT count(*) FROM kg_proposals WHERE id = $1 AND status = 'pending' AND support_count = 1`, [lens])).toBe(1);
+    expect(await count(t, 'SELECT count(*) FROM kg_proposal_support WHERE proposal_id = $1', [clock])).toBe(2);
+
+    await author.post('/api/pages/lighthouse-log/restore').expect(201);
+    await waitForJobs(t);
+    expect(shown(await item('Fresnel Lens', lens))).toEqual({ slugs: ['lighthouse-log'], evidence: ['lighthouse-log'], evidenceTotal: 1 });
+    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log', 'lighthouse-log'], evidence: ['harbour-log', 'lighthouse-log'], evidenceTotal: 2 });
+    // Back without reading the page again: no job, no extraction call.
+    expect(await count(t, 'SELECT count(*) FROM pgboss.job')).toBe(jobs);
+    expect(extractSpy.mock.calls.length).toBe(calls);
   });
 
   it('links mentions of an approved entity (not proposed again), derives co-mention edges, and never re-proposes a rejected one', async () => {
@@ -231,14 +291,31 @@ describe('extraction of the Foam docs with the built-in extractor', () => {
     expect(last.output).toMatchObject({ status: 'skipped', reason: 'the inclusion policy excludes the page' });
   });
 
-  it('re-including the soft-excluded cluster enqueues nothing (its rows are still there)', async () => {
-    const jobs = await count(t, 'SELECT count(*) FROM pgboss.job');
-    const before = await snapshot();
+  it('re-including the soft-excluded cluster enqueues only the page edited meanwhile, and calls the extractor for it alone', async () => {
+    const extractJobs = async () =>
+      ((await t.dataSource.query(`SELECT id::text AS id, data->>'pageId' AS "pageId" FROM pgboss.job WHERE name = 'kg-extract-page'`)) as { id: string; pageId: string }[]);
+    const edited = await page('recommended-extensions');
+    const known = new Set((await extractJobs()).map((j) => j.id));
+    const calls = extractSpy.mock.calls.length;
+    // The rows of every other page, which must come back as they were.
+    const others = async () =>
+      JSON.stringify({
+        chunks: await t.dataSource.query('SELECT id, page_id, position, content_hash FROM kg_content_chunks WHERE page_id <> $1 ORDER BY id', [edited.id]),
+        mentions: await t.dataSource.query('SELECT m.id, m.signature, m.node_id FROM kg_mentions m JOIN kg_content_chunks c ON c.id = m.chunk_id WHERE c.page_id <> $1 ORDER BY m.id', [edited.id]),
+        support: await t.dataSource.query('SELECT proposal_id, chunk_id, quote FROM kg_proposal_support WHERE page_id <> $1 ORDER BY proposal_id, chunk_id', [edited.id]),
+        records: await t.dataSource.query('SELECT page_id, source_hash, extraction_calls FROM kg_page_extractions WHERE page_id <> $1 ORDER BY page_id', [edited.id]),
+      });
+    const before = await others();
+
     await setPolicy(admin, 'user', 'include');
-    // Only the page edited while excluded needs reading again; the others are as they were extracted.
-    expect(await count(t, 'SELECT count(*) FROM pgboss.job') - jobs).toBe(1);
+    // Exactly one new job, for the page edited while excluded; none for the many pages whose source did not change.
+    const added = (await extractJobs()).filter((j) => !known.has(j.id));
+    expect(added.map((j) => j.pageId)).toEqual([edited.id]);
     await waitForJobs(t);
-    expect(extractSpy.mock.calls.at(-1)![0].chunkText).toContain('And another.');
-    expect(before).not.toBe('');
+    const made = extractSpy.mock.calls.slice(calls).map((c) => c[0] as { pageTitle: string; chunkText: string });
+    expect(made.length).toBeGreaterThan(0);
+    expect(made.every((r) => r.pageTitle === edited.title)).toBe(true);
+    expect(made.map((r) => r.chunkText).join('\n')).toContain('And another.');
+    expect(await others()).toBe(before);
   });
 });

@@ -17,9 +17,13 @@ describe('extraction jobs with the Ollama backend (fake server)', () => {
   const SLUG = 'gadgets';
 
   const chunkRows = async () =>
-    (await t.dataSource.query(`SELECT id::text AS id, content_hash AS hash, position FROM kg_content_chunks WHERE page_id = $1 ORDER BY position`, [pageId])) as {
-      id: string; hash: string; position: number;
+    (await t.dataSource.query(`SELECT id::text AS id, content_hash AS hash, position, text FROM kg_content_chunks WHERE page_id = $1 ORDER BY position`, [pageId])) as {
+      id: string; hash: string; position: number; text: string;
     }[];
+  /** The chunk texts the fake server was asked about since its last reset, sorted. */
+  const sentChunks = () => fake.requestsTo('/api/chat').map(chunkTextOfOllamaRequest).sort();
+  /** Rows of `after` that are not rows of `before` (by id): the chunks a run re-extracted. */
+  const newRows = (before: { id: string }[], after: { id: string; text: string }[]) => after.filter((row) => !before.some((b) => b.id === row.id));
   const kgSnapshot = async () =>
     JSON.stringify({
       chunks: await t.dataSource.query('SELECT id, position, content_hash, embedding_model FROM kg_content_chunks ORDER BY id'),
@@ -87,17 +91,21 @@ describe('extraction jobs with the Ollama backend (fake server)', () => {
     expect(fake.calls).toBeLessThanOrEqual(2);
     expect(afterFirst).toHaveLength(20);
     // Every chunk the edit did not touch is the same row (same id), not a re-extracted copy.
-    const keptIds = afterFirst.filter((row) => before.some((b) => b.id === row.id)).length;
-    expect(keptIds).toBe(20 - fake.calls);
-    // Only the changed text was sent.
-    expect(fake.requestsTo('/api/chat').every((r) => chunkTextOfOllamaRequest(r).includes('gizmo') || chunkTextOfOllamaRequest(r).length > 0)).toBe(true);
-    expect(fake.requestsTo('/api/chat').some((r) => chunkTextOfOllamaRequest(r).includes('gizmo'))).toBe(true);
+    const added = newRows(before, afterFirst);
+    expect(added).toHaveLength(fake.calls);
+    // Exactly the new chunks were sent, as stored, and the edited text is in them (and in no chunk that was kept).
+    expect(sentChunks()).toEqual(added.map((r) => r.text).sort());
+    expect(sentChunks().some((text) => text.includes(' gizmo.'))).toBe(true);
+    expect(afterFirst.filter((r) => r.text.includes(' gizmo.')).every((r) => added.includes(r))).toBe(true);
 
     fake.reset();
     await editParagraph(30, 'widget');
     await waitForJobs(t);
+    const afterSecond = await chunkRows();
     expect(fake.calls).toBeGreaterThanOrEqual(1);
     expect(fake.calls).toBeLessThanOrEqual(2);
+    expect(sentChunks()).toEqual(newRows(afterFirst, afterSecond).map((r) => r.text).sort());
+    expect(sentChunks().some((text) => text.includes(' widget.'))).toBe(true);
   });
 
   it('running the page again costs no call and changes no row', async () => {
@@ -189,4 +197,31 @@ describe('extraction jobs with the Ollama backend (fake server)', () => {
     expect(failure.reason).toMatch(/503/);
     expect(await jobStates(t)).toMatchObject({ failed: 2 });
   }, 60_000);
+
+  it('sends with each chunk the approved entities nearest to its page (the known-entities dictionary), not one far from it', async () => {
+    // Gadget99 lives on a page of its own, which the new page does not link to.
+    await admin.post('/api/pages').send({ title: 'Far Away', body: `---\ncluster: docs\n---\n${paragraph(9901, 'Gadget99')}\n` }).expect(201);
+    await waitForJobs(t);
+    // An admin approves Gadget3 (named by the gadgets page) and Gadget99 through the review API.
+    for (const name of ['Gadget3', 'Gadget99']) {
+      const { items } = (await admin.get(`/admin/knowledge-graph/proposals?q=${name}`).expect(200)).body as { items: { id: string; name: string }[] };
+      const proposal = items.find((p) => p.name === name);
+      expect(proposal, name).toBeDefined();
+      await admin.post(`/admin/knowledge-graph/proposals/${proposal!.id}/approve`).send({}).expect(200);
+    }
+    fake.reset();
+    await admin.post('/api/pages').send({ title: 'Gadget Review', body: '---\ncluster: docs\n---\nA review of the parts listed in [[Gadgets]], one by one.\n' }).expect(201);
+    await waitForJobs(t);
+
+    const [request, ...more] = fake.requestsTo('/api/chat');
+    expect(more).toHaveLength(0);
+    const prompt: string = request.body.messages.find((m: { role: string }) => m.role === 'user').content;
+    expect(chunkTextOfOllamaRequest(request)).toContain('[[Gadgets]]');
+    const section = (title: string, next: string) => prompt.slice(prompt.indexOf(title) + title.length, prompt.indexOf(next)).trim().split('\n');
+    const known = section('Known entities (reuse these names when they fit):', 'Pages this chunk links to:');
+    // Gadget3, mentioned on the linked page, is there; Gadget99 (approved too, but nowhere near) is not; the pending
+    // gadgets are not entities yet.
+    expect(known).toEqual(['- Gadget3 (product)']);
+    expect(section('Pages this chunk links to:', 'Chunk:')).toEqual(['- Gadgets']);
+  });
 });
