@@ -121,10 +121,13 @@ export class ReviewQueueService {
     const duplicates = await this.proposals.duplicates(pendingNodes.map((r) => ({ proposalId: r.id, name: r.name! })), thorough ? 8 : 3, thorough, db);
     return rows.map(({ sortValue: _s, ...row }) => {
       const mine = evidence.filter((e) => e.proposalId === row.id);
+      const visibleSupport = mine[0]?.total ?? 0;
       return {
         ...row,
+        // What the admin can see: support from a page in the trash or softly excluded is not counted while hidden.
+        supportCount: visibleSupport,
         evidence: mine.map(evidenceView),
-        evidenceTotal: mine[0]?.total ?? 0,
+        evidenceTotal: visibleSupport,
         pages: pages.filter((p) => p.proposalId === row.id).map((p) => ({ slug: p.slug, title: p.title, href: passageHref(p.slug, p), quotes: p.quotes, bestQuote: p.bestQuote })),
         endpoints: row.kind === 'edge'
           ? { source: endpointView(row.sourceSignature!, row.sourceName, endpoints), target: endpointView(row.targetSignature!, row.targetName, endpoints) }

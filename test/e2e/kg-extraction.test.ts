@@ -10,6 +10,7 @@ interface QueueItem {
   name: string | null;
   evidence: { slug: string; quote: string }[];
   evidenceTotal: number;
+  supportCount: number;
   pages: { slug: string }[];
 }
 
@@ -177,9 +178,9 @@ describe('extraction of the Foam docs with the built-in extractor', () => {
     expect(clock).toBeTruthy();
     // As review shows them: the lens on one page, the clock on two.
     const item = async (q: string, id: string) => (await queue(`q=${encodeURIComponent(q)}`)).find((p) => p.id === id);
-    const shown = (p: QueueItem | undefined) => p && { slugs: p.pages.map((x) => x.slug).sort(), evidence: p.evidence.map((e) => e.slug).sort(), evidenceTotal: p.evidenceTotal };
-    expect(shown(await item('Fresnel Lens', lens))).toEqual({ slugs: ['lighthouse-log'], evidence: ['lighthouse-log'], evidenceTotal: 1 });
-    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log', 'lighthouse-log'], evidence: ['harbour-log', 'lighthouse-log'], evidenceTotal: 2 });
+    const shown = (p: QueueItem | undefined) => p && { slugs: p.pages.map((x) => x.slug).sort(), evidence: p.evidence.map((e) => e.slug).sort(), evidenceTotal: p.evidenceTotal, supportCount: p.supportCount };
+    expect(shown(await item('Fresnel Lens', lens))).toEqual({ slugs: ['lighthouse-log'], evidence: ['lighthouse-log'], evidenceTotal: 1, supportCount: 1 });
+    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log', 'lighthouse-log'], evidence: ['harbour-log', 'lighthouse-log'], evidenceTotal: 2, supportCount: 2 });
     const calls = extractSpy.mock.calls.length;
     const jobs = await count(t, 'SELECT count(*) FROM pgboss.job');
 
@@ -188,7 +189,7 @@ describe('extraction of the Foam docs with the built-in extractor', () => {
     expect(await item('Fresnel Lens', lens)).toBeUndefined();
     await admin.get(`/admin/knowledge-graph/proposals/${lens}`).expect(404);
     // … the clock stays, with only the live page's evidence.
-    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log'], evidence: ['harbour-log'], evidenceTotal: 1 });
+    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log'], evidence: ['harbour-log'], evidenceTotal: 1, supportCount: 1 });
     const detail = (await admin.get(`/admin/knowledge-graph/proposals/${clock}`).expect(200)).body as QueueItem;
     expect(detail.evidence.map((e) => e.quote)).toEqual(['The [[Tidal Clock]] tells the harbour master when to open the gate.']);
     expect(detail.pages.map((p) => p.slug)).toEqual(['harbour-log']);
@@ -198,8 +199,8 @@ describe('extraction of the Foam docs with the built-in extractor', () => {
 
     await author.post('/api/pages/lighthouse-log/restore').expect(201);
     await waitForJobs(t);
-    expect(shown(await item('Fresnel Lens', lens))).toEqual({ slugs: ['lighthouse-log'], evidence: ['lighthouse-log'], evidenceTotal: 1 });
-    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log', 'lighthouse-log'], evidence: ['harbour-log', 'lighthouse-log'], evidenceTotal: 2 });
+    expect(shown(await item('Fresnel Lens', lens))).toEqual({ slugs: ['lighthouse-log'], evidence: ['lighthouse-log'], evidenceTotal: 1, supportCount: 1 });
+    expect(shown(await item('Tidal Clock', clock))).toEqual({ slugs: ['harbour-log', 'lighthouse-log'], evidence: ['harbour-log', 'lighthouse-log'], evidenceTotal: 2, supportCount: 2 });
     // Back without reading the page again: no job, no extraction call.
     expect(await count(t, 'SELECT count(*) FROM pgboss.job')).toBe(jobs);
     expect(extractSpy.mock.calls.length).toBe(calls);
