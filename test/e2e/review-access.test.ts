@@ -12,7 +12,9 @@ function reviewRoutes(t: TestApp): { method: string; path: string }[] {
 
 const EXPECTED = [
   'GET /admin/knowledge-graph/proposals', 'GET /admin/knowledge-graph/proposals/:id', 'POST /admin/knowledge-graph/proposals/:id/approve',
-  'POST /admin/knowledge-graph/proposals/:id/edit-approve', 'POST /admin/knowledge-graph/proposals/:id/reject', 'POST /admin/knowledge-graph/proposals/bulk',
+  'POST /admin/knowledge-graph/proposals/:id/edit-approve', 'POST /admin/knowledge-graph/proposals/:id/reject',
+  'POST /admin/knowledge-graph/proposals/:id/reopen', 'POST /admin/knowledge-graph/proposals/bulk',
+  'GET /admin/knowledge-graph/rejections', 'POST /admin/knowledge-graph/rejections/forget',
   'GET /admin/knowledge-graph/entities', 'POST /admin/knowledge-graph/entities', 'GET /admin/knowledge-graph/entities/:id',
   'GET /admin/knowledge-graph/entities/:id/graph', 'PATCH /admin/knowledge-graph/entities/:id', 'DELETE /admin/knowledge-graph/entities/:id',
   'POST /admin/knowledge-graph/entities/:id/merge', 'POST /admin/knowledge-graph/edges', 'GET /admin/knowledge-graph/edges/:id',
@@ -21,7 +23,7 @@ const EXPECTED = [
   'GET /admin/knowledge-graph/jobs', 'POST /admin/knowledge-graph/jobs/retry-failed', 'GET /admin/knowledge-graph/export', 'POST /admin/knowledge-graph/import',
   'GET /admin/knowledge-graph/gaps',
   'GET /admin/knowledge-graph', 'GET /admin/knowledge-graph/ui/proposals/:id', 'POST /admin/knowledge-graph/ui/proposals/:id/approve',
-  'POST /admin/knowledge-graph/ui/proposals/:id/reject', 'POST /admin/knowledge-graph/ui/bulk', 'GET /admin/knowledge-graph/ui/audit',
+  'POST /admin/knowledge-graph/ui/proposals/:id/reject', 'POST /admin/knowledge-graph/ui/proposals/:id/reopen', 'POST /admin/knowledge-graph/ui/bulk', 'GET /admin/knowledge-graph/ui/audit',
   'POST /admin/knowledge-graph/ui/audit/:id/undo', 'GET /admin/knowledge-graph/ui/gaps', 'GET /admin/knowledge-graph/ui/transfer',
   'POST /admin/knowledge-graph/ui/import', 'GET /admin/knowledge-graph/ui/entities', 'POST /admin/knowledge-graph/ui/entities',
   'GET /admin/knowledge-graph/ui/entities/:id', 'GET /admin/knowledge-graph/ui/entities/:id/edit', 'POST /admin/knowledge-graph/ui/entities/:id/edit',
