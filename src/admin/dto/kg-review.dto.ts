@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -18,6 +19,16 @@ const toBoolean = ({ value }: { value: unknown }) => (value === 'true' || value 
 const toId = ({ value }: { value: unknown }) => (typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : value);
 const toOptionalId = ({ value }: { value: unknown }) => (value === '' || value === null ? undefined : toId({ value }));
 const toNumber = ({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value === '' ? undefined : value);
+/** A list's `limit`: 1–200, 50 when not given. */
+const PageLimit = () =>
+  applyDecorators(
+    ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 }),
+    IsOptional(),
+    Transform(toNumber),
+    IsInt({ message: 'limit must be a whole number' }),
+    Min(1),
+    Max(200),
+  );
 const ID_MESSAGE = (name: string) => `${name} must be an id (a positive whole number)`;
 const STATUSES = ['pending', 'approved', 'rejected', 'retired'] as const;
 const KINDS = ['node', 'edge'] as const;
@@ -120,12 +131,7 @@ export class ProposalListQueryDto extends ProposalFilterDto {
   @MaxLength(500)
   before?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Transform(toNumber)
-  @IsInt({ message: 'limit must be a whole number' })
-  @Min(1)
-  @Max(200)
+  @PageLimit()
   limit?: number;
 }
 
@@ -243,12 +249,7 @@ export class EntityListQueryDto {
   @IsIn(REVIEW_TYPES, { message: `type must be one of: ${REVIEW_TYPES.join(', ')}` })
   type?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Transform(toNumber)
-  @IsInt()
-  @Min(1)
-  @Max(200)
+  @PageLimit()
   limit?: number;
 
   @ApiPropertyOptional({ minimum: 0, default: 0 })
@@ -588,12 +589,7 @@ export class RejectionListQueryDto {
   @IsIn(['node', 'edge'], { message: 'kind must be node or edge' })
   kind?: 'node' | 'edge';
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 200, default: 50 })
-  @IsOptional()
-  @Transform(toNumber)
-  @IsInt({ message: 'limit must be a whole number' })
-  @Min(1)
-  @Max(200)
+  @PageLimit()
   limit?: number;
 
   @ApiPropertyOptional({ minimum: 0, default: 0 })
