@@ -123,9 +123,10 @@ export class ReviewService {
   reopen(id: string, origin: RequestOrigin): Promise<ReopenOutcome> {
     return this.journal.transaction(async (tx) => {
       const row = await this.proposals.lockRejected(id, tx);
+      const current = row ?? (await this.proposals.get(id, tx));
+      // Like every review read: what only excluded pages support is not there for the admin.
+      if (!current || !(await this.proposals.isVisible(id, tx))) throw ReviewErrors.notFound(`Proposal ${id}`);
       if (!row) {
-        const current = await this.proposals.get(id, tx);
-        if (!current || !(await this.proposals.isVisible(id, tx))) throw ReviewErrors.notFound(`Proposal ${id}`);
         throw ReviewErrors.conflict('not_rejected', `Proposal ${id} is ${current.status}, not rejected: there is no rejection to take back.`, {
           proposalId: id, status: current.status,
         });

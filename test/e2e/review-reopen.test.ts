@@ -65,6 +65,12 @@ describe('taking a rejection back: /proposals/:id/reopen and /rejections', () =>
     const pending = await admin.post(`${BASE}/proposals/${id}/reopen`).send({}).expect(409);
     expect(pending.body.message).toBe(`Proposal ${id} is pending, not rejected: there is no rejection to take back.`);
     await admin.post(`${BASE}/proposals/987654/reopen`).send({}).expect(404);
+    // Supported only by a page the policy excludes: hidden from review, so not there to reopen either.
+    const secret = await kg.page('Secret Orbits', { body: 'Nibiru is hidden.', include: false });
+    const hidden = await kg.nodeProposal({ name: 'Nibiru', support: [{ chunkId: await kg.chunk(secret.id, 'Nibiru is hidden.'), pageId: secret.id, quote: 'Nibiru' }] });
+    await t.dataSource.query(`UPDATE kg_proposals SET status = 'rejected' WHERE id = $1`, [hidden]);
+    await admin.post(`${BASE}/proposals/${hidden}/reopen`).send({}).expect(404);
+    expect((await proposal(hidden)).status).toBe('rejected');
     await admin.post(`${BASE}/proposals/not-an-id/reopen`).send({}).expect(400);
 
     await admin.post(`${BASE}/proposals/${id}/reject`).send({}).expect(200);
