@@ -4,7 +4,8 @@
 -- Links to a chunk's section (search results, review evidence, entity pages, MCP passages) need the id its heading
 -- has on the rendered page, which depends on the headings before it: a page's second "Setup" is `#setup-2`. The
 -- extraction stores it with each chunk and keeps it current for the chunks it keeps. NULL: at the top of the page,
--- or chunked before this column existed (links then use the heading's own slug until the page is extracted again).
+-- or chunked before this column existed (a worker's start enqueues those pages: their jobs make no extraction call
+-- and set the anchors; until then links use the heading's own slug).
 -- ---------------------------------------------------------------------------------------------------------------
 ALTER TABLE kg_content_chunks ADD COLUMN anchor text;
 

@@ -98,6 +98,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     this.worker.register<{ nodeIds: string[] }>(EMBED_NODES_QUEUE, { run: async (job) => this.embeddings.embedNodes(job.data.nodeIds) }, { concurrency: 1 });
     this.worker.register(REEMBED_QUEUE, { run: (job) => this.embeddings.reembedAll(job.signal) }, { concurrency: 1 });
     this.worker.onStart(() => this.reembedIfModelChanged());
+    this.worker.onStart(async () => void (await this.anchorOldChunks()));
   }
 
   onApplicationBootstrap(): void {
@@ -184,6 +185,38 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
       this.wakeSoon();
     }
     return { ...estimate, requestId, enqueued: requestId ? jobs.length - alreadyQueued : 0, alreadyQueued };
+  }
+
+  /**
+   * Chunks stored before section anchors existed (migration 0008) get theirs from an extraction job of their page,
+   * enqueued at a worker's start: the text is unchanged, so the job makes no call and only gives the kept chunks
+   * their anchor. Pages the policy excludes keep theirs unset (their links fall back to the heading's own slug)
+   * until they are included again. Returns how many pages were enqueued.
+   */
+  async anchorOldChunks(): Promise<number> {
+    let enqueued = 0;
+    for (let after: string | null = null; ; ) {
+      const ids = await this.planning.pagesWithUnanchoredChunks(after, BATCH);
+      if (ids.length === 0) break;
+      after = ids[ids.length - 1];
+      const candidates = await this.planning.candidates({ kind: 'ids', ids }, null, BATCH);
+      const jobs = candidates
+        .filter((page) => page.included)
+        .map((page) => {
+          const source = extractionSourceOf(page);
+          return { data: this.jobData(page.id, source.sourceHash), singletonKey: `${page.id}:${source.sourceHash}` };
+        });
+      const open = await this.jobs.pagesWithOpenJobs(EXTRACT_PAGE_QUEUE, jobs.map((j) => j.data.pageId));
+      const fresh = jobs.filter((j) => !open.has(j.data.pageId));
+      await this.queue.sendMany(EXTRACT_PAGE_QUEUE, fresh);
+      enqueued += fresh.length;
+      if (ids.length < BATCH) break;
+    }
+    if (enqueued > 0) {
+      this.logger.log(`Enqueued ${enqueued} page(s) whose chunks predate section anchors (no extraction call: their text is unchanged)`);
+      this.wakeSoon();
+    }
+    return enqueued;
   }
 
   /** Enqueues the pages of permanent failures again (those still included); returns how many. */

@@ -66,6 +66,20 @@ export class KgPlanningRepository {
     );
   }
 
+  /**
+   * Pages with chunks stored before section anchors existed (a heading path but no anchor), in id order after
+   * `after`: a run of their extraction gives the kept chunks their anchor without any call.
+   */
+  async pagesWithUnanchoredChunks(after: string | null, limit: number): Promise<string[]> {
+    const rows: { page_id: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT c.page_id FROM kg_content_chunks c
+        WHERE c.anchor IS NULL AND c.heading_path <> '{}' AND ($1::uuid IS NULL OR c.page_id > $1::uuid)
+        ORDER BY c.page_id LIMIT $2`,
+      [after, limit],
+    );
+    return rows.map((r) => r.page_id);
+  }
+
   /** Stored chunk hashes of these pages (for counting the calls an extraction would make). */
   async storedHashes(pageIds: string[]): Promise<Map<string, string[]>> {
     const rows: { page_id: string; hashes: string[] }[] = await this.dataSource.query(

@@ -1,5 +1,6 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KgExtractionQueue } from '../../src/kg/kg-extraction-queue.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
@@ -91,5 +92,21 @@ describe('section links on a page that repeats a heading', () => {
     expect(await calls()).toBe(callsBefore + 1);
     const res = await author.get('/api/search?q=msi%20installer%20wizard').expect(200);
     expect(res.body.hits.find((h: { slug: string }) => h.slug === 'install-guide').sectionUrl).toBe('/page/install-guide#setup-3');
+  });
+
+  it('gives chunks stored before anchors existed theirs when a worker starts, without an extraction call', async () => {
+    const before = await chunks();
+    const callsBefore = await calls();
+    await t.dataSource.query('UPDATE kg_content_chunks SET anchor = NULL');
+    // Until then, links fall back to the heading's own slug: the first "Setup".
+    const res = await author.get('/api/search?q=msi%20installer%20wizard').expect(200);
+    expect(res.body.hits.find((h: { slug: string }) => h.slug === 'install-guide').sectionUrl).toBe('/page/install-guide#setup');
+
+    const queue = t.app.get(KgExtractionQueue);
+    expect(await queue.anchorOldChunks()).toBe(1);
+    await waitForJobs(t, { timeoutMs: 60_000 });
+    expect((await chunks()).map((c) => [c.id, c.anchor])).toEqual(before.map((c) => [c.id, c.anchor]));
+    expect(await calls()).toBe(callsBefore);
+    expect(await queue.anchorOldChunks()).toBe(0);
   });
 });
