@@ -142,7 +142,7 @@ export class ReviewService {
       const j = await this.journal.open(tx, 'reopen', actor, target, 'reopening');
       const status = await this.writes.reopenProposal(j, id);
       const rejectionCleared = await this.writes.forgetRejection(j, row.kind, row.signature);
-      const what = row.kind === 'node' ? `node “${row.name}” (${row.type})` : `edge “${row.sourceName ?? row.sourceSignature}” ${row.predicate} “${row.targetName ?? row.targetSignature}”`;
+      const what = proposalLabel(row);
       const summary = status === 'pending'
         ? `Reopened ${what}: it is pending review again, and extraction may propose it again.`
         : `Took back the rejection of ${what}; no page supports it any more, so it is retired until extraction proposes it again.`;
@@ -353,10 +353,9 @@ export class ReviewService {
     })), tx);
     await this.writes.markReviewed(j, 'rejected', actor.name, reason);
     await this.writes.rememberRejections(j, actor.name, reason);
-    const label = (r: ProposalRow) => (r.kind === 'node' ? `node “${r.name}” (${r.type})` : `edge “${r.sourceName ?? r.sourceSignature}” ${r.predicate} “${r.targetName ?? r.targetSignature}”`);
     const summary = bulk
       ? `Rejected ${rows.length} proposal${rows.length === 1 ? '' : 's'}${reason ? ` (“${reason}”)` : ''}; they will not be proposed again.`
-      : `Rejected ${label(rows[0])}${reason ? ` (“${reason}”)` : ''}; it will not be proposed again.`;
+      : `Rejected ${proposalLabel(rows[0])}${reason ? ` (“${reason}”)` : ''}; it will not be proposed again.`;
     await this.journal.close(j, summary, { reason, proposals: rows.map((r) => r.id), skipped: skipped.length });
     await this.audit.record(actor, bulk ? 'kg.proposal.bulk_reject' : 'kg.proposal.reject', target, {
       journal: j.actionId, summary, rejected: rows.length, reason,
@@ -396,4 +395,9 @@ export class ReviewService {
     const extra = endpoints.length > 0 ? `, and ${endpoints.length} pending endpoint${endpoints.length === 1 ? '' : 's'} the edges needed` : '';
     return `Approved ${nodes + edges} proposal${nodes + edges === 1 ? '' : 's'} (${nodes} node${nodes === 1 ? '' : 's'}, ${edges} edge${edges === 1 ? '' : 's'})${extra}.`;
   }
+}
+
+/** How a summary names a proposal: `node “Ada” (person)`, `edge “Ada” uses “PostgreSQL”`. */
+function proposalLabel(r: ProposalRow): string {
+  return r.kind === 'node' ? `node “${r.name}” (${r.type})` : `edge “${r.sourceName ?? r.sourceSignature}” ${r.predicate} “${r.targetName ?? r.targetSignature}”`;
 }

@@ -7,13 +7,13 @@ import { extractLinks } from '../pages/markdown/wikilinks.js';
 import { CallLimiter } from './call-limiter.js';
 import { planChunks, type ChunkPlan } from './chunk-plan.js';
 import type { Chunk } from './chunker.js';
-import { chunkPage, type AnchoredChunk } from './page-chunks.js';
 import { ExtractionCache } from './extraction-cache.js';
 import { chunkEmbeddingText, extractionSourceOf, type ExtractionSource } from './extraction-source.js';
 import {
   KgExtractionRepository, type ChunkEmbeddingRow, type EdgeProposalRow, type MentionRow, type NewChunkRow, type NodeProposalRow,
   type PageForExtraction,
 } from './kg-extraction.repository.js';
+import { chunkPage, type AnchoredChunk } from './page-chunks.js';
 import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
 
 /** The result of one extraction run of one page (stored as the job's output). */
@@ -61,7 +61,6 @@ const SKIPPED = (reason: string, chunks = 0): PageExtractionOutcome => ({
 export class PageExtractionService {
   private readonly limiter: CallLimiter;
   private readonly cache = new ExtractionCache();
-
   private readonly logger = new Logger(PageExtractionService.name);
 
   constructor(
