@@ -120,7 +120,8 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
       if (state.record) await this.repository.touchExtractionRecord(page.id, page.contentHash, tx);
       return;
     }
-    await this.queue.send(EXTRACT_PAGE_QUEUE, this.jobData(page.id, source.sourceHash), { singletonKey: `${page.id}:${source.sourceHash}` }, tx);
+    const job = this.extractJob(page.id, source.sourceHash);
+    await this.queue.send(EXTRACT_PAGE_QUEUE, job.data, { singletonKey: job.singletonKey }, tx);
     this.wakeSoon();
   }
 
@@ -138,7 +139,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
       for (const page of candidates) {
         const source = extractionSourceOf(page);
         if (page.included && needsExtraction(stateOf(page), source, this.embeddings.model, { kind: 'inclusion' })) {
-          jobs.push({ data: this.jobData(page.id, source.sourceHash), singletonKey: `${page.id}:${source.sourceHash}` });
+          jobs.push(this.extractJob(page.id, source.sourceHash));
         }
       }
     }
@@ -173,7 +174,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
         estimate.pagesToExtract++;
         estimate.chunks += chunks.length;
         estimate.chunksToExtract += new Set(chunks.map((c) => c.contentHash).filter((h) => !known.has(h))).size;
-        if (requestId) jobs.push({ data: { ...this.jobData(page.id, source.sourceHash), requestId }, singletonKey: `${page.id}:${source.sourceHash}` });
+        if (requestId) jobs.push(this.extractJob(page.id, source.sourceHash, requestId));
       }
       if (batch.length < BATCH) break;
     }
@@ -199,13 +200,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
       const ids = await this.planning.pagesWithUnanchoredChunks(after, BATCH);
       if (ids.length === 0) break;
       after = ids[ids.length - 1];
-      const candidates = await this.planning.candidates({ kind: 'ids', ids }, null, BATCH);
-      const jobs = candidates
-        .filter((page) => page.included)
-        .map((page) => {
-          const source = extractionSourceOf(page);
-          return { data: this.jobData(page.id, source.sourceHash), singletonKey: `${page.id}:${source.sourceHash}` };
-        });
+      const jobs = this.jobsForIncluded(await this.planning.candidates({ kind: 'ids', ids }, null, BATCH));
       const open = await this.jobs.pagesWithOpenJobs(EXTRACT_PAGE_QUEUE, jobs.map((j) => j.data.pageId));
       const fresh = jobs.filter((j) => !open.has(j.data.pageId));
       await this.queue.sendMany(EXTRACT_PAGE_QUEUE, fresh);
@@ -223,13 +218,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
   async retryFailed(): Promise<number> {
     const failures = await this.planning.openFailures(10_000);
     if (failures.length === 0) return 0;
-    const candidates = await this.planning.candidates({ kind: 'ids', ids: [...new Set(failures.map((f) => f.pageId))] }, null, 10_000);
-    const jobs = candidates
-      .filter((p) => p.included)
-      .map((page) => {
-        const source = extractionSourceOf(page);
-        return { data: this.jobData(page.id, source.sourceHash), singletonKey: `${page.id}:${source.sourceHash}` };
-      });
+    const jobs = this.jobsForIncluded(await this.planning.candidates({ kind: 'ids', ids: [...new Set(failures.map((f) => f.pageId))] }, null, 10_000));
     await this.queue.sendMany(EXTRACT_PAGE_QUEUE, jobs);
     this.wakeSoon();
     return jobs.length;
@@ -265,9 +254,15 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     }
   }
 
-  private jobData(pageId: string, sourceHash: string): ExtractPageJob {
+  /** An extraction job of a page as it reads now: unique per page and source hash (pg-boss `singletonKey`). */
+  private extractJob(pageId: string, sourceHash: string, requestId?: string): { data: ExtractPageJob; singletonKey: string } {
     const { extractor, model } = this.extraction.backend;
-    return { pageId, sourceHash, backend: extractor, model };
+    return { data: { pageId, sourceHash, backend: extractor, model, ...(requestId ? { requestId } : {}) }, singletonKey: `${pageId}:${sourceHash}` };
+  }
+
+  /** Extraction jobs for the pages among these that the policy includes. */
+  private jobsForIncluded(pages: PageExtractionCandidate[]) {
+    return pages.filter((page) => page.included).map((page) => this.extractJob(page.id, extractionSourceOf(page).sourceHash));
   }
 
   private async previousSourceHash(pageId: string, version: number, tx: EntityManager): Promise<string | null> {
