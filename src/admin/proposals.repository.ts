@@ -330,10 +330,6 @@ export class ProposalsRepository {
   }
 
   /**
-   * Locks the proposals that are still pending among `ids`. A second admin acting on the same proposal waits here
-   * for the first one's transaction, then finds it no longer pending.
-   */
-  /**
    * Remembered rejections, newest first, each with the latest rejected proposal of its signature (none when it was
    * rejected by deleting an entity), and how many there are.
    */
@@ -378,6 +374,10 @@ export class ProposalsRepository {
     return rows[0]?.id ?? null;
   }
 
+  /**
+   * Locks the proposals that are still pending among `ids`. A second admin acting on the same proposal waits here
+   * for the first one's transaction, then finds it no longer pending.
+   */
   async lockPending(ids: string[], tx: EntityManager): Promise<ProposalRow[]> {
     if (ids.length === 0) return [];
     return tx.query(

@@ -46,7 +46,6 @@ export interface ProposalView extends Omit<ProposalRow, 'sortValue'> {
   evidence: EvidenceView[];
   /** Pieces of visible evidence in all (evidence lists the best few). */
   evidenceTotal: number;
-  /** Every page that supports it. */
   /** Every supporting page: how many passages, and its best quote (`href` leads to that quote's section). */
   pages: { slug: string; title: string; href: string; quotes: number; bestQuote: string }[];
   endpoints: { source: EndpointView; target: EndpointView } | null;

@@ -98,7 +98,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     this.worker.register<{ nodeIds: string[] }>(EMBED_NODES_QUEUE, { run: async (job) => this.embeddings.embedNodes(job.data.nodeIds) }, { concurrency: 1 });
     this.worker.register(REEMBED_QUEUE, { run: (job) => this.embeddings.reembedAll(job.signal) }, { concurrency: 1 });
     this.worker.onStart(() => this.reembedIfModelChanged());
-    this.worker.onStart(async () => void (await this.anchorOldChunks()));
+    this.worker.onStart(() => this.anchorOldChunks().then(() => undefined));
   }
 
   onApplicationBootstrap(): void {
