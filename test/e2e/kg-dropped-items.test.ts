@@ -1,14 +1,11 @@
-import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
+import type { TestApp } from '../support/test-app.js';
+import { setPolicy, startOllamaTestApp, waitForJobs, type OllamaTestApp } from './kg-test-helpers.js';
 
 /** What validation drops from a model's answer is not silent: the job's output counts it and names the first few. */
 describe('items a model made up are reported with the extraction', () => {
-  let fake: FakeOllama;
+  let app: OllamaTestApp;
   let t: TestApp;
-  let admin: supertest.Agent;
 
   beforeAll(async () => {
     const answer = {
@@ -18,18 +15,13 @@ describe('items a model made up are reported with the extraction', () => {
       ],
       relations: [{ source: 'Lighthouse', predicate: 'related_to', target: 'Harbour Master', confidence: 0.8, evidence: 'The lighthouse guards the bay' }],
     };
-    fake = await startFakeOllama({ respond: () => ({ kind: 'chat', content: answer }) });
-    t = await startTestApp({ env: { KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_JOB_POLL_SECONDS: '0.5' } });
-    admin = await t.as('admin');
-    await startWorker(t);
-    await admin.post('/api/pages').send({ title: 'Bay', body: '---\ncluster: coast\n---\nThe lighthouse guards the bay at night.\n' }).expect(201);
-    await setPolicy(admin, 'coast', 'include');
+    app = await startOllamaTestApp(() => ({ kind: 'chat', content: answer }));
+    t = app.t;
+    await app.admin.post('/api/pages').send({ title: 'Bay', body: '---\ncluster: coast\n---\nThe lighthouse guards the bay at night.\n' }).expect(201);
+    await setPolicy(app.admin, 'coast', 'include');
     await waitForJobs(t);
   }, 60_000);
-  afterAll(async () => {
-    await t?.close();
-    await fake?.close();
-  });
+  afterAll(() => app?.close());
 
   it('keeps what is grounded, and lists the unverifiable quote and the relation to an unknown entity in the job output', async () => {
     const [job] = (await t.dataSource.query(`SELECT output FROM pgboss.job WHERE name = 'kg-extract-page'`)) as { output: { dropped: number; droppedItems: { item: string; reason: string }[] } }[];

@@ -1,8 +1,6 @@
-import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunkTextOfOllamaRequest, startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
-import { count, gadgetAnswer, gadgetPage, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
+import { chunkTextOfOllamaRequest } from '../support/fake-ollama.js';
+import { count, gadgetAnswer, gadgetPage, setPolicy, startOllamaTestApp, waitForJobs, type OllamaTestApp } from './kg-test-helpers.js';
 
 /**
  * The per-backend limits on extraction calls (KURATE_EXTRACT_CONCURRENCY, KURATE_EXTRACT_RATE_PER_MINUTE), measured
@@ -11,45 +9,33 @@ import { count, gadgetAnswer, gadgetPage, setPolicy, startWorker, waitForJobs } 
 describe('extraction call limits of the Ollama backend (fake server)', () => {
   describe('KURATE_EXTRACT_CONCURRENCY=2', () => {
     const HOLD_MS = 150;
-    let fake: FakeOllama;
-    let t: TestApp;
-    let admin: supertest.Agent;
+    let app: OllamaTestApp;
     let inFlight = 0;
     let peak = 0;
 
     beforeAll(async () => {
-      fake = await startFakeOllama({
-        respond: (request) => {
-          inFlight++;
-          peak = Math.max(peak, inFlight);
-          // Set before the server's own timer of the same length, so it fires first: the count drops just before
-          // the answer leaves, never after a further request could arrive.
-          setTimeout(() => inFlight--, HOLD_MS);
-          return { kind: 'hang', ms: HOLD_MS, then: { kind: 'chat', content: gadgetAnswer(chunkTextOfOllamaRequest(request)) } };
-        },
-      });
-      t = await startTestApp({
-        env: { KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_EXTRACT_CONCURRENCY: '2', KURATE_JOB_POLL_SECONDS: '0.5' },
-      });
-      admin = await t.as('admin');
-      await startWorker(t);
+      app = await startOllamaTestApp((request) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        // Set before the server's own timer of the same length, so it fires first: the count drops just before
+        // the answer leaves, never after a further request could arrive.
+        setTimeout(() => inFlight--, HOLD_MS);
+        return { kind: 'hang', ms: HOLD_MS, then: { kind: 'chat', content: gadgetAnswer(chunkTextOfOllamaRequest(request)) } };
+      }, { KURATE_EXTRACT_CONCURRENCY: '2' });
     }, 60_000);
-    afterAll(async () => {
-      await t?.close();
-      await fake?.close();
-    });
+    afterAll(() => app?.close());
 
     it('never has more than 2 calls in flight, across the pages worked on at once, and does have 2', async () => {
       // Three pages of four chunks: the worker takes 3 pages at once (concurrency + 1), 12 calls want to go.
       for (const title of ['Limits One', 'Limits Two', 'Limits Three']) {
-        await admin.post('/api/pages').send({ title, body: gadgetPage('limits', { sections: 4 }) }).expect(201);
+        await app.admin.post('/api/pages').send({ title, body: gadgetPage('limits', { sections: 4 }) }).expect(201);
       }
       const started = Date.now();
-      await setPolicy(admin, 'limits', 'include');
-      await waitForJobs(t);
-      const chunks = await count(t, 'SELECT count(*) FROM kg_content_chunks');
+      await setPolicy(app.admin, 'limits', 'include');
+      await waitForJobs(app.t);
+      const chunks = await count(app.t, 'SELECT count(*) FROM kg_content_chunks');
       expect(chunks).toBe(12);
-      expect(fake.calls).toBe(chunks);
+      expect(app.fake.calls).toBe(chunks);
       expect(peak).toBe(2);
       // Two at a time, 150 ms each: at least six rounds.
       expect(Date.now() - started).toBeGreaterThanOrEqual((chunks / 2) * HOLD_MS);
@@ -57,37 +43,25 @@ describe('extraction call limits of the Ollama backend (fake server)', () => {
   });
 
   describe('KURATE_EXTRACT_RATE_PER_MINUTE=60', () => {
-    let fake: FakeOllama;
-    let t: TestApp;
-    let admin: supertest.Agent;
+    let app: OllamaTestApp;
     const arrivals: number[] = [];
 
     beforeAll(async () => {
-      fake = await startFakeOllama({
-        respond: (request) => {
-          arrivals.push(Date.now());
-          return { kind: 'chat', content: gadgetAnswer(chunkTextOfOllamaRequest(request)) };
-        },
-      });
       // Concurrency well above the calls a page makes: only the rate holds them back.
-      t = await startTestApp({
-        env: { KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_EXTRACT_CONCURRENCY: '64', KURATE_EXTRACT_RATE_PER_MINUTE: '60', KURATE_JOB_POLL_SECONDS: '0.5' },
-      });
-      admin = await t.as('admin');
-      await startWorker(t);
+      app = await startOllamaTestApp((request) => {
+        arrivals.push(Date.now());
+        return { kind: 'chat', content: gadgetAnswer(chunkTextOfOllamaRequest(request)) };
+      }, { KURATE_EXTRACT_CONCURRENCY: '64', KURATE_EXTRACT_RATE_PER_MINUTE: '60' });
     }, 60_000);
-    afterAll(async () => {
-      await t?.close();
-      await fake?.close();
-    });
+    afterAll(() => app?.close());
 
     it('spaces calls beyond the budget one second apart (60 a minute)', async () => {
       // 62 chunks: the bucket starts full (60 calls at once), then refills one call a second.
-      await admin.post('/api/pages').send({ title: 'Rate', body: gadgetPage('rate', { sections: 62 }) }).expect(201);
-      await setPolicy(admin, 'rate', 'include');
-      await waitForJobs(t);
-      expect(await count(t, 'SELECT count(*) FROM kg_content_chunks')).toBe(62);
-      expect(fake.calls).toBe(62);
+      await app.admin.post('/api/pages').send({ title: 'Rate', body: gadgetPage('rate', { sections: 62 }) }).expect(201);
+      await setPolicy(app.admin, 'rate', 'include');
+      await waitForJobs(app.t);
+      expect(await count(app.t, 'SELECT count(*) FROM kg_content_chunks')).toBe(62);
+      expect(app.fake.calls).toBe(62);
       // Times after the first call's arrival. The bucket emptied when the calls were sent (just before the first
       // arrived): the first 60 went at once, the 61st waited a second for a token, the 62nd another.
       const sorted = [...arrivals].sort((a, b) => a - b);

@@ -6,7 +6,8 @@ import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js'
 import { readVaultFile, scanVault } from '../../src/cli/vault-files.js';
 import { pagesOfVault, type ImportPage } from '../../src/cli/vault-pages.js';
 import { REPO_ROOT } from '../support/database.js';
-import type { TestApp } from '../support/test-app.js';
+import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from '../support/fake-ollama.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 export const FOAM_DOCS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
 
@@ -114,4 +115,26 @@ export function gadgetAnswer(chunk: string): object {
     return { name, type: 'product', confidence: 0.9, evidence: sentence };
   });
   return { entities, relations: [] };
+}
+
+/** An app that extracts through the real Ollama client against a fake Ollama server, with an admin and a worker. */
+export interface OllamaTestApp {
+  fake: FakeOllama;
+  t: TestApp;
+  admin: supertest.Agent;
+  close: () => Promise<void>;
+}
+
+export async function startOllamaTestApp(respond: FakeOllamaOptions['respond'], env: Record<string, string> = {}): Promise<OllamaTestApp> {
+  const fake = await startFakeOllama({ respond });
+  const t = await startTestApp({ env: { KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_JOB_POLL_SECONDS: '0.5', ...env } });
+  const admin = await t.as('admin');
+  await startWorker(t);
+  return {
+    fake, t, admin,
+    close: async () => {
+      await t.close();
+      await fake.close();
+    },
+  };
 }
