@@ -136,7 +136,7 @@ describe('bad input never gets a 500: NUL everywhere, JSON nested deep', () => {
   it('refuses JSON nested 100,000 deep (and one level past the limit) with a 400 that says why, on any route', async () => {
     const http = supertest(t.app.getHttpServer());
     const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
-    for (const [path, levels] of [['/api/pages', 100_000], ['/api/search/suggest', 100_000], ['/mcp', 100_000], ['/api/pages', MAX_INPUT_DEPTH + 1]] as const) {
+    for (const [path, levels] of [['/api/pages', 100_000], ['/api/search/suggest', 100_000], ['/knowledge-mcp', 100_000], ['/api/pages', MAX_INPUT_DEPTH + 1]] as const) {
       const res = await http.post(path).set('Authorization', `Bearer ${admin.token}`).set('Content-Type', 'application/json').send(deep(levels));
       expect(res.status, `${path} ${levels}`).toBe(400);
       expect(res.body.message).toContain(`nested more than ${MAX_INPUT_DEPTH} levels`);

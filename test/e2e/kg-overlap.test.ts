@@ -6,7 +6,7 @@ import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
 import { realPostgresUrl } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { gadgetPage, jobStates, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
+import { CONSISTENT, gadgetPage, integrity, jobStates, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
 /**
  * Two extraction runs of one page at the same time must leave the page's rows as one run would: each chunk position
@@ -23,29 +23,6 @@ if (!ON_POSTGRES) {
   console.warn('kg-overlap: on the embedded database the overlapping runs are serialised by its single connection; the lock gate and the two-worker case run on PostgreSQL only (DATABASE_URL).');
 }
 
-interface Integrity {
-  duplicatePositions: number;
-  chunkCountsOff: number;
-  supportCountsOff: number;
-  positionsOutOfRange: number;
-  chunks: number;
-}
-
-async function integrity(dataSource: DataSource): Promise<Integrity> {
-  const [row] = await dataSource.query(
-    `SELECT (SELECT count(*) FROM (SELECT 1 FROM kg_content_chunks GROUP BY page_id, position HAVING count(*) > 1) d)::int AS "duplicatePositions",
-            (SELECT count(*) FROM kg_page_extractions r
-              WHERE r.chunk_count <> (SELECT count(*) FROM kg_content_chunks c WHERE c.page_id = r.page_id))::int AS "chunkCountsOff",
-            (SELECT count(*) FROM kg_proposals p
-              WHERE p.support_count <> (SELECT count(*) FROM kg_proposal_support s WHERE s.proposal_id = p.id))::int AS "supportCountsOff",
-            (SELECT count(*) FROM kg_content_chunks c
-              WHERE c.position < 0 OR c.position >= (SELECT count(*) FROM kg_content_chunks x WHERE x.page_id = c.page_id))::int AS "positionsOutOfRange",
-            (SELECT count(*) FROM kg_content_chunks)::int AS chunks`,
-  );
-  return row;
-}
-
-const CONSISTENT = { duplicatePositions: 0, chunkCountsOff: 0, supportCountsOff: 0, positionsOutOfRange: 0 };
 
 /**
  * Holds a page's row FOR UPDATE from a connection of the test's own (PostgreSQL only): an extraction run's write
