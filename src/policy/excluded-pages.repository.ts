@@ -101,10 +101,9 @@ export class ExcludedPagesRepository {
       // Lock the batch's pages in a statement of their own, then decide in the next one: a statement that waited on
       // a page saved meanwhile would otherwise decide with the kg_excluded_pages rows from before that save.
       // (A page's own save already holds its row, so reconcilePage does not wait and needs no second statement.)
-      const locked: { ids: string[] | null }[] = await db.query(
-        `SELECT array_agg(id) AS ids FROM (SELECT p.id FROM pages p WHERE ${filter} ORDER BY p.id LIMIT $3 FOR SHARE OF p) t`,
-        params,
-      );
+      // (Without the pattern, $1: the placeholders move down by one.)
+      const lockSql = `SELECT array_agg(id) AS ids FROM (SELECT p.id FROM pages p WHERE ${filter} ORDER BY p.id LIMIT $3 FOR SHARE OF p) t`;
+      const locked: { ids: string[] | null }[] = await db.query(lockSql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) - 1}`), params.slice(1));
       filter += ` AND p.id = ANY($${params.length + 1}::uuid[])`;
       params.push(locked[0].ids ?? []);
     }
