@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 // the one place where this module refers to it (type and token only).
 import {
   EXTRACTION_JOBS_HOOK, NODE_EMBEDDING_HOOK, type ExtractionJobsHook, type ExtractionJobsStatus, type NodeEmbeddingHook,
-} from '../admin/review-hooks.js';
+} from './review-hooks.js';
 import { EXTRACT_PAGE_QUEUE, KgExtractionQueue } from './kg-extraction-queue.service.js';
 import { KgEmbeddingService } from './kg-embedding.service.js';
 import { KgJobsService } from './kg-jobs.service.js';

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module.js';
-import { LlmModule } from '../llm/llm.module.js';
+import { LlmModule } from '../extractors/extractors.module.js';
 import { PagesModule } from '../pages/pages.module.js';
 import { PolicyModule } from '../policy/policy.module.js';
 import { KgAdminApiController } from './kg-admin.api.controller.js';
@@ -11,7 +11,7 @@ import { KgExtractionRepository } from './kg-extraction.repository.js';
 import { KgJobsService } from './kg-jobs.service.js';
 import { KgPlanningRepository } from './kg-planning.repository.js';
 import { KG_REVIEW_HOOK_PROVIDERS } from './kg-review-hooks.js';
-import { KgTablesModule } from './kg-tables/kg-tables.module.js';
+import { KgTablesModule } from '../kg-tables/kg-tables.module.js';
 import { PageExtractionService } from './page-extraction.service.js';
 
 /**

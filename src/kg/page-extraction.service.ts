@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
 import { JobError } from '../jobs/job-failure.js';
-import { EMBEDDER, ENTITY_TYPES, EXTRACTOR, type Embedder, type EntityType, type ExtractionResult, type Extractor } from '../llm/extraction.types.js';
+import { EMBEDDER, ENTITY_TYPES, EXTRACTOR, type Embedder, type EntityType, type ExtractionResult, type Extractor } from '../extractors/extraction.types.js';
 import { extractLinks } from '../pages/markdown/wikilinks.js';
 import { CallLimiter } from './call-limiter.js';
 import { planChunks, type ChunkPlan } from './chunk-plan.js';

@@ -1,5 +1,5 @@
 import { Ollama } from 'ollama';
-import { ExtractorError } from './extraction.types.js';
+import { ExtractorError } from '../extractors/extraction.types.js';
 import { retryAfterMs, withDeadline } from './llm-errors.js';
 
 export interface OllamaCall<T> {

@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { KurateConfig } from '../config/kurate-config.js';
 import type { SearchConfig } from '../config/search-config.js';
-import { EMBEDDER, type Embedder } from '../llm/extraction.types.js';
-import { passageHref } from '../admin/evidence.js';
-import { entityHref } from '../entities/entity-urls.js';
+import { EMBEDDER, type Embedder } from '../extractors/extraction.types.js';
+import { passageHref } from '../pages/evidence.js';
+import { entityHref } from '../web/reader-urls.js';
 import { closestFirst, nextHop, queryWindows, rankPagesByEntities, type EntityReach } from './graph-proximity.js';
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
 import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';

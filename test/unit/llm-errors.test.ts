@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExtractorError } from '../../src/llm/extraction.types.js';
+import { ExtractorError } from '../../src/extractors/extraction.types.js';
 import { retryAfterMs, withDeadline } from '../../src/llm/llm-errors.js';
 
 describe('retryAfterMs', () => {
