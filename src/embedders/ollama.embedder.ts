@@ -1,5 +1,5 @@
 import { ExtractorError, type Embedder } from '../extractors/extraction.types.js';
-import { callOllama } from '../llm/ollama-client.js';
+import { callOllama } from '../llm-client/ollama-client.js';
 
 export interface OllamaEmbedderOptions {
   host: string;

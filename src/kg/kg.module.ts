@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { JobsModule } from '../jobs/jobs.module.js';
-import { LlmModule } from '../extractors/extractors.module.js';
+import { LlmModule } from '../llm/llm.module.js';
 import { PagesModule } from '../pages/pages.module.js';
 import { PolicyModule } from '../policy/policy.module.js';
 import { KgAdminApiController } from './kg-admin.api.controller.js';

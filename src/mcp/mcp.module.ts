@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module.js';
-import { KgAdminModule } from '../admin/kg-admin.module.js';
+import { KgAdminModule } from '../admin/admin.module.js';
 import { KgModule } from '../kg/kg.module.js';
 import { PagesModule } from '../pages/pages.module.js';
 import { PolicyModule } from '../policy/policy.module.js';

@@ -11,7 +11,7 @@ import { ExportQueryDto, GapsQueryDto, ImportDto, ReviewAuditQueryDto } from './
 import { EntityPagesService } from '../curation/entity-pages.service.js';
 import { GraphTransferService } from '../graph-transfer/graph-transfer.service.js';
 import { ReviewIdPipe } from '../admin/review-id.pipe.js';
-import { ReviewJobsService } from './review-jobs.service.js';
+import { ReviewJobsService } from '../admin/review-jobs.service.js';
 import { ReviewSchemaService } from './review-schema.service.js';
 import { ServerTimingInterceptor } from '../admin/server-timing.interceptor.js';
 import { UndoService } from '../curation/undo.service.js';

@@ -11,7 +11,7 @@ import { GraphTransferService, type ImportReport } from '../graph-transfer/graph
 import { QUEUE_SORTS } from './proposals.repository.js';
 import { ReviewErrors } from '../admin/review-errors.js';
 import { ReviewIdPipe } from '../admin/review-id.pipe.js';
-import { ReviewJobsService } from './review-jobs.service.js';
+import { ReviewJobsService } from '../admin/review-jobs.service.js';
 import { ReviewQueueService, type ProposalView } from './review-queue.service.js';
 import { BULK_DEFAULT_LIMIT, ReviewService, type ApprovalEdits } from './review.service.js';
 import { ServerTimingInterceptor } from '../admin/server-timing.interceptor.js';

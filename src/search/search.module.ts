@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { LlmModule } from '../extractors/extractors.module.js';
+import { LlmModule } from '../llm/llm.module.js';
 import { SearchApiController } from './search.api.controller.js';
 import { SearchGraphRepository } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
 import { chunkMarkdown } from '../../src/kg/chunker.js';
 import { BuiltinExtractor } from '../../src/extractors/builtin/builtin.extractor.js';
 import { ExtractorError, type ExtractionRequest } from '../../src/extractors/extraction.types.js';
-import { createExtractor } from '../../src/extractors/create-extractor.js';
+import { createExtractor } from '../../src/llm/llm-backends.js';
 import { BUILTIN_EXTRACTION_WORKER, ensureCompiled, filesUnder } from '../support/cli.js';
 import { REPO_ROOT } from '../support/database.js';
 

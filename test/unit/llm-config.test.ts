@@ -8,7 +8,7 @@ import { AnthropicExtractor } from '../../src/extractors/anthropic/anthropic.ext
 import { BuiltinExtractor } from '../../src/extractors/builtin/builtin.extractor.js';
 import { EMBEDDER, EXTRACTOR, type Embedder, type Extractor } from '../../src/extractors/extraction.types.js';
 import { HashingEmbedder } from '../../src/embedders/hashing.embedder.js';
-import { LlmModule } from '../../src/extractors/extractors.module.js';
+import { LlmModule } from '../../src/llm/llm.module.js';
 import { OllamaEmbedder } from '../../src/embedders/ollama.embedder.js';
 import { OllamaExtractor } from '../../src/extractors/ollama/ollama.extractor.js';
 

@@ -15,7 +15,7 @@ import {
 } from '../extraction-prompt.js';
 import { MalformedExtractionError, parseModelJson, validateExtraction } from '../extraction-validator.js';
 import { ExtractorError, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
-import { retryAfterMs, withDeadline } from '../../llm/llm-errors.js';
+import { retryAfterMs, withDeadline } from '../../llm-client/llm-errors.js';
 
 export interface AnthropicExtractorOptions {
   apiKey: string;

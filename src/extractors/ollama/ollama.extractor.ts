@@ -2,7 +2,7 @@ import type { ChatResponse, Ollama } from 'ollama';
 import { EXTRACTION_JSON_SCHEMA, EXTRACTION_SYSTEM_PROMPT, extractionUserPrompt } from '../extraction-prompt.js';
 import { MalformedExtractionError, parseModelJson, validateExtraction } from '../extraction-validator.js';
 import { ExtractorError, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
-import { callOllama } from '../../llm/ollama-client.js';
+import { callOllama } from '../../llm-client/ollama-client.js';
 
 export interface OllamaExtractorOptions {
   host: string;

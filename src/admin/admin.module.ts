@@ -16,7 +16,7 @@ import { KgReviewWebController } from '../review/kg-review.web.controller.js';
 import { ProposalsApiController } from '../review/proposals.api.controller.js';
 import { RejectionsApiController } from '../review/rejections.api.controller.js';
 import { ProposalsRepository } from '../review/proposals.repository.js';
-import { ReviewJobsService } from '../review/review-jobs.service.js';
+import { ReviewJobsService } from './review-jobs.service.js';
 import { ReviewJournalRepository } from './review-journal.repository.js';
 import { ReviewQueueService } from '../review/review-queue.service.js';
 import { ReviewSchemaService } from '../review/review-schema.service.js';
