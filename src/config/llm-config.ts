@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
-// A cycle with kurate-config.ts, harmless: ConfigError is only used when loadConfig runs.
-import { ConfigError } from './kurate-config.js';
+import { ConfigError } from './config-error.js';
 import type { EMBEDDER_KINDS, EnvironmentDto, EXTRACTOR_KINDS } from './environment.dto.js';
 
 export type ExtractorKind = (typeof EXTRACTOR_KINDS)[number];

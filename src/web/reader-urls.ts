@@ -2,3 +2,6 @@
 export function entityHref(id: string): string {
   return `/entities/${id}`;
 }
+
+/** A search for these words (the reader's search page). */
+export const searchHref = (q: string): string => `/search?${new URLSearchParams({ q })}`;
