@@ -1,4 +1,5 @@
-import { ExtractorError, type Embedder } from '../extractors/extraction.types.js';
+import { ExtractorError } from '../llm-client/llm-errors.js';
+import { type Embedder } from './embedder.js';
 
 export const HASHING_EMBEDDER_MODEL = 'kurate-hash-384-v1';
 export const HASHING_EMBEDDER_DIMENSIONS = 384;

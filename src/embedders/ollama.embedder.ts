@@ -1,4 +1,5 @@
-import { ExtractorError, type Embedder } from '../extractors/extraction.types.js';
+import { ExtractorError } from '../llm-client/llm-errors.js';
+import { type Embedder } from './embedder.js';
 import { callOllama } from '../llm-client/ollama-client.js';
 
 export interface OllamaEmbedderOptions {

@@ -1,4 +1,4 @@
-// The contract between the extractor/embedder backends (src/llm) and the extraction pipeline (src/kg).
+// The contract between the extractors (src/extractors/{builtin,ollama,anthropic}) and the extraction pipeline (src/kg).
 // extract() returns results that are already validated and normalised: callers do not re-validate.
 
 export const ENTITY_TYPES = [
@@ -79,23 +79,4 @@ export interface Extractor {
   close?(): Promise<void>;
 }
 
-export class ExtractorError extends Error {
-  constructor(
-    message: string,
-    readonly retryable: boolean,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-    this.name = 'ExtractorError';
-  }
-}
-
-export interface Embedder {
-  readonly name: 'builtin' | 'ollama';
-  readonly model: string;
-  readonly dimensions: number;
-  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
-}
-
 export const EXTRACTOR = Symbol('EXTRACTOR');
-export const EMBEDDER = Symbol('EMBEDDER');

@@ -42,3 +42,15 @@ export function retryAfterMs(headers: Headers | Record<string, string | null | u
 function clamp(ms: number): number {
   return Math.min(ms, MAX_RETRY_AFTER_MS);
 }
+
+/** A backend's failure (an extractor's or an embedder's): `retryable` says whether trying again may help, `retryAfterMs` when. */
+export class ExtractorError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'ExtractorError';
+  }
+}

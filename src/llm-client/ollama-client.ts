@@ -1,6 +1,5 @@
 import { Ollama } from 'ollama';
-import { ExtractorError } from '../extractors/extraction.types.js';
-import { retryAfterMs, withDeadline } from './llm-errors.js';
+import { ExtractorError, retryAfterMs, withDeadline } from './llm-errors.js';
 
 export interface OllamaCall<T> {
   host: string;

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../config/kurate-config.js';
+import { ConfigError } from '../config/config-error.js';
 import type { LlmConfig } from '../config/llm-config.js';
 import { AnthropicExtractor } from '../extractors/anthropic/anthropic.extractor.js';
 import { BuiltinExtractor } from '../extractors/builtin/builtin.extractor.js';
-import type { Embedder, Extractor } from '../extractors/extraction.types.js';
+import type { Extractor } from '../extractors/extraction.types.js';
+import type { Embedder } from '../embedders/embedder.js';
 import { HashingEmbedder } from '../embedders/hashing.embedder.js';
 import { OllamaEmbedder } from '../embedders/ollama.embedder.js';
 import { OllamaExtractor } from '../extractors/ollama/ollama.extractor.js';

@@ -14,8 +14,8 @@ import {
   extractionUserPrompt,
 } from '../extraction-prompt.js';
 import { MalformedExtractionError, parseModelJson, validateExtraction } from '../extraction-validator.js';
-import { ExtractorError, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
-import { retryAfterMs, withDeadline } from '../../llm-client/llm-errors.js';
+import { type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
+import { ExtractorError, retryAfterMs, withDeadline } from '../../llm-client/llm-errors.js';
 
 export interface AnthropicExtractorOptions {
   apiKey: string;

@@ -6,7 +6,8 @@ import { Piscina } from 'piscina';
 import { sentenceRanges } from '../evidence-matcher.js';
 import { nameKey, validateExtraction } from '../extraction-validator.js';
 import { lexiconTags, tagSentences, type TaggedTerm } from './pos-tagger.js';
-import { ExtractorError, type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
+import { type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
+import { ExtractorError } from '../../llm-client/llm-errors.js';
 
 export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v2';
 

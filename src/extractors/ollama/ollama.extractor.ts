@@ -1,7 +1,8 @@
 import type { ChatResponse, Ollama } from 'ollama';
 import { EXTRACTION_JSON_SCHEMA, EXTRACTION_SYSTEM_PROMPT, extractionUserPrompt } from '../extraction-prompt.js';
 import { MalformedExtractionError, parseModelJson, validateExtraction } from '../extraction-validator.js';
-import { ExtractorError, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
+import { type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
+import { ExtractorError } from '../../llm-client/llm-errors.js';
 import { callOllama } from '../../llm-client/ollama-client.js';
 
 export interface OllamaExtractorOptions {
