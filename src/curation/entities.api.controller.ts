@@ -9,7 +9,7 @@ import type { RequestOrigin } from '../auth/users.service.js';
 import { CurationService } from './curation.service.js';
 import {
   CreateEdgeDto, CreateEntityDto, DeleteEdgeDto, DeleteEntityDto, EntityListQueryDto, MergeEntityDto, UpdateEdgeDto, UpdateEntityDto,
-} from '../review/dto/review.dto.js';
+} from './dto/curation.dto.js';
 import { EntityPagesService } from './entity-pages.service.js';
 import { ReviewIdPipe } from '../admin/review-id.pipe.js';
 import { ServerTimingInterceptor } from '../admin/server-timing.interceptor.js';

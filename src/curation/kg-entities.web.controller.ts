@@ -7,7 +7,7 @@ import type { RequestOrigin } from '../auth/users.service.js';
 import { fieldText, readForm } from '../web/forms.js';
 import { pager } from '../web/pager.js';
 import { CurationService } from './curation.service.js';
-import { CreateEntityDto, EntityListQueryDto, UpdateEdgeDto, UpdateEntityDto } from '../review/dto/review.dto.js';
+import { CreateEntityDto, EntityListQueryDto, UpdateEdgeDto, UpdateEntityDto } from './dto/curation.dto.js';
 import { EntityPagesService } from './entity-pages.service.js';
 import { ID_PATTERN, ReviewErrors } from '../admin/review-errors.js';
 import { ReviewIdPipe } from '../admin/review-id.pipe.js';

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 /**
  * What review needs from the extraction side (issue 5), as two optional providers. Review works without them:
  * approval then writes no node embeddings, duplicates are found by name only, and /jobs says jobs are unavailable.
- * Provide either token from a module KgAdminModule imports (or a @Global() one).
+ * Provide either token from a module the review, curation and admin modules import (or a @Global() one: KgModule).
  */
 
 /** Embeds approved entities; called inside the approval's (or edit's, or merge's) transaction. */

@@ -1,22 +1,20 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query, UseInterceptors } from '@nestjs/common';
 import {
-  ApiBearerAuth, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags,
+  ApiBearerAuth, ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { Access } from '../auth/access.decorator.js';
 import { Origin } from '../auth/request-origin.decorator.js';
 import type { RequestOrigin } from '../auth/users.service.js';
-import { ExportQueryDto, GapsQueryDto, ImportDto, ReviewAuditQueryDto } from './dto/review.dto.js';
+import { GapsQueryDto, ReviewAuditQueryDto } from './dto/review.dto.js';
 import { EntityPagesService } from '../curation/entity-pages.service.js';
-import { GraphTransferService } from '../graph-transfer/graph-transfer.service.js';
 import { ReviewIdPipe } from '../admin/review-id.pipe.js';
 import { ReviewJobsService } from '../admin/review-jobs.service.js';
 import { ReviewSchemaService } from './review-schema.service.js';
 import { ServerTimingInterceptor } from '../admin/server-timing.interceptor.js';
 import { UndoService } from '../curation/undo.service.js';
 
-/** The knowledge graph's schema, review audit trail and undo, extraction jobs, export and import, content gaps (JSON, admins only). */
+/** The knowledge graph's schema, review audit trail and undo, extraction jobs, content gaps (JSON, admins only). */
 @ApiTags('knowledge-graph')
 @ApiBearerAuth()
 @ApiUnauthorizedResponse({ description: 'Not logged in, or a bad token.' })
@@ -28,7 +26,6 @@ export class GraphApiController {
   constructor(
     private readonly schema: ReviewSchemaService,
     private readonly undo: UndoService,
-    private readonly transfer: GraphTransferService,
     private readonly pages: EntityPagesService,
     private readonly jobs: ReviewJobsService,
   ) {}
@@ -79,30 +76,6 @@ export class GraphApiController {
   @ApiConflictResponse({ description: 'No extraction job service in this server.' })
   retryFailed(@Origin() origin: RequestOrigin) {
     return this.jobs.retryFailed(origin);
-  }
-
-  @Get('export')
-  @ApiOperation({
-    summary: 'The approved, visible graph as JSON (format kurate.knowledge-graph, version 1, with provenance) or GraphML',
-    description: 'Ordered by id and without an export timestamp: the same graph always gives the same bytes. See docs/review.md for the schema.',
-  })
-  @ApiProduces('application/json', 'application/graphml+xml')
-  async export(@Query() q: ExportQueryDto, @Res({ passthrough: true }) res: Response): Promise<string> {
-    const graphml = q.format === 'graphml';
-    res.type(graphml ? 'application/graphml+xml; charset=utf-8' : 'application/json; charset=utf-8');
-    res.setHeader('Content-Disposition', `attachment; filename="knowledge-graph.${graphml ? 'graphml' : 'json'}"`);
-    return graphml ? this.transfer.exportGraphMl() : this.transfer.exportJson();
-  }
-
-  @Post('import')
-  @HttpCode(200)
-  @ApiOperation({
-    summary: 'Imports a JSON graph as pending proposals, or (with a reason) as approved; validated first, with a report',
-    description: 'Unknown types and predicates are mapped (typeMap, predicateMap) or refused; edges whose endpoints are not nodes of the file are refused. dryRun: report only.',
-  })
-  @ApiOkResponse({ description: 'The report: accepted, already known, refused (with reasons), mappings used, and the undoable action.' })
-  import(@Body() dto: ImportDto, @Origin() origin: RequestOrigin) {
-    return this.transfer.import(dto, origin);
   }
 
   @Get('gaps')

@@ -5,13 +5,11 @@ import { Access } from '../auth/access.decorator.js';
 import { Origin } from '../auth/request-origin.decorator.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { fieldText, readForm } from '../web/forms.js';
-import { EditApproveDto, GapsQueryDto, ImportDto, ProposalFilterDto, ProposalListQueryDto } from './dto/review.dto.js';
+import { EditApproveDto, GapsQueryDto, ProposalFilterDto, ProposalListQueryDto } from './dto/review.dto.js';
 import { EntityPagesService } from '../curation/entity-pages.service.js';
-import { GraphTransferService, type ImportReport } from '../graph-transfer/graph-transfer.service.js';
 import { QUEUE_SORTS } from './proposals.repository.js';
 import { ReviewErrors } from '../admin/review-errors.js';
 import { ReviewIdPipe } from '../admin/review-id.pipe.js';
-import { ReviewJobsService } from '../admin/review-jobs.service.js';
 import { ReviewQueueService, type ProposalView } from './review-queue.service.js';
 import { BULK_DEFAULT_LIMIT, ReviewService, type ApprovalEdits } from './review.service.js';
 import { ServerTimingInterceptor } from '../admin/server-timing.interceptor.js';
@@ -42,8 +40,6 @@ export class KgReviewWebController {
     private readonly review: ReviewService,
     private readonly undo: UndoService,
     private readonly pages: EntityPagesService,
-    private readonly transfer: GraphTransferService,
-    private readonly jobs: ReviewJobsService,
   ) {}
 
   @Get()
@@ -164,41 +160,6 @@ export class KgReviewWebController {
     });
   }
 
-  @Get('ui/transfer')
-  async transferPage(@Res() res: Response) {
-    await this.renderTransfer(res, 200, {});
-  }
-
-  @Post('ui/import')
-  @HttpCode(200)
-  async importGraph(@Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
-    const typed = { graph: fieldText(form, 'graph'), mode: fieldText(form, 'mode') || 'pending', reason: fieldText(form, 'reason'), typeMap: fieldText(form, 'typeMap'), predicateMap: fieldText(form, 'predicateMap') };
-    const dryRun = fieldText(form, 'dryRun') === 'on';
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = {
-        graph: JSON.parse(typed.graph || 'null'),
-        mode: typed.mode,
-        reason: typed.reason || undefined,
-        typeMap: typed.typeMap.trim() ? JSON.parse(typed.typeMap) : undefined,
-        predicateMap: typed.predicateMap.trim() ? JSON.parse(typed.predicateMap) : undefined,
-        dryRun: dryRun ? 'true' : undefined,
-      };
-    } catch (error) {
-      return this.renderTransfer(res, 400, { error: `That is not valid JSON: ${(error as Error).message}`, typed, dryRun });
-    }
-    const input = readForm(ImportDto, parsed);
-    if (!input.ok) return this.renderTransfer(res, 400, { error: input.message, typed, dryRun });
-    await showingUserErrors(
-      res,
-      async () => {
-        const report = await this.transfer.import(input.value, origin);
-        await this.renderTransfer(res, 200, { report: reportView(report), typed: report.dryRun ? typed : undefined, dryRun });
-      },
-      (status, message) => this.renderTransfer(res, status, { error: message, typed, dryRun }),
-    );
-  }
-
   // --- rendering ---------------------------------------------------------------------------------------------------
 
   private async renderQueue(res: Response, status: number, query: Record<string, unknown>, extra: { error?: string }) {
@@ -280,23 +241,6 @@ export class KgReviewWebController {
     });
   }
 
-  private async renderTransfer(res: Response, status: number, extra: { error?: string; report?: unknown; typed?: Record<string, string>; dryRun?: boolean }) {
-    const jobs = await this.jobs.status();
-    const typed = extra.typed ?? { graph: '', mode: 'pending', reason: '', typeMap: '', predicateMap: '' };
-    res.status(status).render('admin/knowledge-graph-transfer', {
-      title: 'Export and import',
-      extraCss: REVIEW_CSS,
-      scripts: REVIEW_SCRIPTS,
-      nav: 'transfer',
-      error: extra.error ?? null,
-      report: extra.report ?? null,
-      typed,
-      pendingMode: typed.mode !== 'approved',
-      dryRun: extra.dryRun ?? true,
-      jobs,
-    });
-  }
-
   /** `done=<action id>` after a redirect: what the action did, and whether it can still be undone. */
   private async doneNotice(done: unknown) {
     if (typeof done !== 'string' || !/^[1-9]\d{0,17}$/.test(done)) return null;
@@ -360,8 +304,4 @@ function targetHref(target: string | null): string | null {
   const match = /^(entity|edge|proposal):(\d+)$/.exec(target ?? '');
   if (!match) return null;
   return `${KG_BASE}/ui/${match[1] === 'entity' ? 'entities' : `${match[1]}s`}/${match[2]}`;
-}
-
-function reportView(report: ImportReport) {
-  return { ...report, refusedNodes: report.nodes.refused.slice(0, 100), refusedEdges: report.edges.refused.slice(0, 100), mappedTypes: Object.entries(report.mapped.types), mappedPredicates: Object.entries(report.mapped.predicates) };
 }
