@@ -5,7 +5,7 @@ import type { EMBEDDER_KINDS, EnvironmentDto, EXTRACTOR_KINDS } from './environm
 export type ExtractorKind = (typeof EXTRACTOR_KINDS)[number];
 export type EmbedderKind = (typeof EMBEDDER_KINDS)[number];
 
-/** The extraction and embedding backends (src/llm/, docs/extractors.md). */
+/** The extraction and embedding backends (src/extractors/, src/embedders/, picked in src/llm/; docs/extractors.md). */
 export interface LlmConfig {
   /** KURATE_EXTRACTOR: which backend proposes entities and relations. */
   extractor: ExtractorKind;

@@ -10,7 +10,7 @@ export interface ReviewSchema {
   outside: { types: string[]; predicates: string[] };
 }
 
-/** The closed vocabularies of the graph (src/llm/extraction.types.ts), with how much of the graph uses each term. */
+/** The closed vocabularies of the graph (src/extractors/extraction.types.ts), with how much of the graph uses each term. */
 @Injectable()
 export class ReviewSchemaService {
   constructor(

@@ -1,6 +1,6 @@
 // The offline default: deterministic, fast, and of lower quality than a language model (docs/extractors.md).
 // Names come from link targets, already-approved entities, the page title, proper-noun phrases and noun
-// phrases (wink-nlp's tagger and compromise's lexicon, src/llm/pos-tagger.ts); relations are only `related_to`, from sharing a sentence.
+// phrases (wink-nlp's tagger and compromise's lexicon, src/extractors/builtin/pos-tagger.ts); relations are only `related_to`, from sharing a sentence.
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { sentenceRanges } from '../evidence-matcher.js';
