@@ -6,11 +6,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slugify } from '../../src/pages/markdown/slug.js';
 import { closedPort, ensureCliBuilt, filesUnder, KURATE, kurate, type CliTarget } from '../support/cli.js';
-import { REPO_ROOT } from '../support/database.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const run = promisify(execFile);
-const CORPUS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
+const CORPUS = FOAM_DOCS;
 const CORPUS_FILES = 86;
 
 /** A running server, and an author's API token (sent as KURATE_TOKEN) for the CLI to use against it. */

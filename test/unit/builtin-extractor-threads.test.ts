@@ -9,9 +9,8 @@ import { BuiltinExtractor } from '../../src/llm/builtin.extractor.js';
 import { ExtractorError, type ExtractionRequest } from '../../src/llm/extraction.types.js';
 import { createExtractor } from '../../src/llm/llm-backends.js';
 import { BUILTIN_EXTRACTION_WORKER, ensureCompiled, filesUnder } from '../support/cli.js';
-import { REPO_ROOT } from '../support/database.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 
-const FOAM_DOCS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
 
 /** Every chunk of the Foam docs as the extraction job asks for it (titles from file names, links from the text). */
 function foamRequests(): ExtractionRequest[] {
