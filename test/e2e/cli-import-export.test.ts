@@ -1,3 +1,4 @@
+// @module-tag slow (runs bin/kurate processes over the whole Foam corpus): `npm run test:fast` leaves it out; docs/testing.md
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

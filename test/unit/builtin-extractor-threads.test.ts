@@ -1,3 +1,4 @@
+// @module-tag slow (compiles the extractor worker and runs it in threads): `npm run test:fast` leaves it out; docs/testing.md
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';

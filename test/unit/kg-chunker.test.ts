@@ -306,11 +306,13 @@ describe('chunkMarkdown on the Foam documentation', () => {
     }
   });
 
-  it('chunks the whole corpus in well under a second', () => {
-    const started = performance.now();
+  // CPU time, not wall time: on a machine shared with other work the wall clock also counts the others' turns.
+  it('chunks the whole corpus in well under a second of CPU', () => {
+    const started = process.cpuUsage();
     let total = 0;
     for (const { body } of pages) total += chunkMarkdown(body).length;
     expect(total).toBeGreaterThan(pages.length);
-    expect(performance.now() - started).toBeLessThan(1000);
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(1000);
   });
 });
