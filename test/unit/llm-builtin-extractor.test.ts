@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BuiltinExtractor, cleanMarkdown, confidence, MAX_CONFIDENCE } from '../../src/llm/builtin.extractor.js';
-import { ChunkText } from '../../src/llm/evidence-matcher.js';
-import { PREDICATES, type ExtractionRequest } from '../../src/llm/extraction.types.js';
+import { BuiltinExtractor, cleanMarkdown, confidence, MAX_CONFIDENCE } from '../../src/extractors/builtin/builtin.extractor.js';
+import { ChunkText } from '../../src/extractors/evidence-matcher.js';
+import { PREDICATES, type ExtractionRequest } from '../../src/extractors/extraction.types.js';
 import { FOAM_DOCS } from '../support/fixtures.js';
 
 const CORPUS = FOAM_DOCS;
