@@ -18,7 +18,8 @@ import { floorBreaches, markdownTable, percentile, scoreRanking, summarise, type
 // configuration is also measured with only the proposals of confidence ≥ KURATE_EVAL_APPROVE_AT (0.7) approved.
 // The run fails when the default configuration's nDCG@10 falls more than the tolerance below eval/floors.json.
 // KURATE_EVAL_CORPORA=foam-docs runs one corpus; KURATE_EVAL_RECORD_FLOORS=1 writes the measured values as the new
-// floors (a deliberate act, after an improvement); KURATE_EVAL_OUT=file.md writes the tables to a file as well.
+// floors (a deliberate act, after an improvement); KURATE_EVAL_OUT=file.md writes the tables to a file as well;
+// KURATE_EVAL_QUICK=1 measures the default configuration only (what the floors hold), for a fast check.
 
 /** One way of answering a query with ranked page slugs: a name and a function over the running application. */
 interface SearchConfiguration {
@@ -50,6 +51,8 @@ const CONFIGURATIONS: SearchConfiguration[] = [
   // The Page Graph instead of the knowledge graph: slots (ranks 4, 7, 10) for pages the best three hits link to.
   ...[0, 1, 3].map((slots) => ({ name: `default, ${slots} linked slot${slots === 1 ? '' : 's'}`, search: viaSearchService({ linkedSlots: slots }) })),
 ];
+
+const MEASURED = process.env.KURATE_EVAL_QUICK === '1' ? CONFIGURATIONS.filter((c) => c.name === DEFAULT_CONFIGURATION) : CONFIGURATIONS;
 
 const NO_GRAPH = 'none (right after import)';
 const ALL_APPROVED = 'built-in extraction, every proposal approved';
@@ -91,7 +94,7 @@ for (const corpus of CORPORA) {
                 (SELECT count(*) FROM page_links WHERE kind <> 'markdown' AND resolved_page_id IS NOT NULL)::int AS resolved`,
       );
       facts.push(
-        `${stats.pages} pages imported (${stats.root_pages} at the vault's root, in no cluster) in ${seconds(started)}; ` +
+        `${stats.pages} pages imported (${stats.root_pages} at the vault's root, in no cluster); app start and import took ${seconds(started)}; ` +
           `${stats.resolved} of ${stats.wikilinks} wikilinks and embeds resolve to a page; ${corpus.queries.length} judged queries`,
       );
       const slugs = new Set((await t.dataSource.query(`SELECT slug FROM pages WHERE deleted_at IS NULL`)).map((r: { slug: string }) => r.slug));
@@ -101,7 +104,7 @@ for (const corpus of CORPORA) {
     });
 
     it('measures every configuration without a knowledge graph', async () => {
-      rows.push(...(await measure(t, corpus, CONFIGURATIONS, NO_GRAPH)));
+      rows.push(...(await measure(t, corpus, MEASURED, NO_GRAPH)));
     });
 
     it('builds the knowledge graph: every cluster included, built-in extraction', async () => {
@@ -133,7 +136,7 @@ for (const corpus of CORPORA) {
     it('measures every configuration with every proposal approved, unreviewed', async () => {
       await approveAll(t, admin, 0);
       facts.push(`${ALL_APPROVED}: ${await graphSize(t)}`);
-      rows.push(...(await measure(t, corpus, CONFIGURATIONS, ALL_APPROVED)));
+      rows.push(...(await measure(t, corpus, MEASURED, ALL_APPROVED)));
       for (const row of rows.filter((r) => r.config === DEFAULT_CONFIGURATION && FLOOR_STATES[r.graph])) {
         (measured[corpus.name] ??= {})[FLOOR_STATES[row.graph]] = Number(row.all.ndcg.toFixed(3));
       }
