@@ -99,3 +99,17 @@ export function floorBreaches(floors: Floors, measured: Record<string, Record<st
   }
   return breaches;
 }
+
+/**
+ * What the approved graph changes for one configuration: nDCG@10 with it minus without, overall and per kind, and
+ * recall@10 per kind with it (issue 17's bar: +0.03 overall, no kind below −0.01, alias recall ≥ 0.95).
+ */
+export function graphLift(rows: MeasuredRow[], config: string, without: string, withGraph: string): string | null {
+  const before = rows.find((r) => r.config === config && r.graph === without);
+  const after = rows.find((r) => r.config === config && r.graph === withGraph);
+  if (!before || !after) return null;
+  const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(3)}`;
+  const kinds = after.byKind.map((k, i) => `${k.kind} ${signed(k.summary.ndcg - before.byKind[i].summary.ndcg)}`);
+  const recall = after.byKind.map((k) => `${k.kind} ${k.summary.recall.toFixed(3)}`);
+  return `${config}, with the graph − without: nDCG@10 ${signed(after.all.ndcg - before.all.ndcg)} (${kinds.join(', ')}); recall@10 with the graph: ${recall.join(', ')}`;
+}

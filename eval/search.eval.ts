@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../test/support/database.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
 import { importPages, setPolicy, startWorker } from '../test/e2e/kg-test-helpers.js';
 import { corpora, corpusPages, QUERY_KINDS, type Corpus, type JudgedQuery } from './corpora.js';
-import { floorBreaches, markdownTable, percentile, scoreRanking, summarise, type Floors, type MeasuredRow, type QueryScores } from './metrics.js';
+import { floorBreaches, graphLift, markdownTable, percentile, scoreRanking, summarise, type Floors, type MeasuredRow, type QueryScores } from './metrics.js';
 
 // The search evaluation (`npm run eval:search`): for each vendored corpus, every search configuration is measured
 // twice: right after import (no knowledge graph), and after an admin includes every cluster, lets the built-in
@@ -75,7 +75,8 @@ for (const corpus of CORPORA) {
 
     afterAll(async () => {
       if (rows.length > 0) {
-        const table = `### ${corpus.name}\n\n${facts.map((f) => `- ${f}`).join('\n')}\n\n${markdownTable(rows)}\n`;
+        const lift = graphLift(rows, DEFAULT_CONFIGURATION, NO_GRAPH, ALL_APPROVED);
+        const table = `### ${corpus.name}\n\n${[...facts, ...(lift ? [lift] : [])].map((f) => `- ${f}`).join('\n')}\n\n${markdownTable(rows)}\n`;
         tables.push(table);
         console.log(`\n${table}`);
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { floorBreaches, markdownTable, percentile, scoreRanking, summarise, type Floors } from '../../eval/metrics.js';
+import { floorBreaches, graphLift, markdownTable, percentile, scoreRanking, summarise, type Floors } from '../../eval/metrics.js';
 
 describe('evaluation metrics', () => {
   it('scores recall, reciprocal rank and nDCG@10 of a ranking against the judged pages', () => {
@@ -63,5 +63,24 @@ describe('nDCG@10 floors', () => {
 
   it('checks only the corpora that ran', () => {
     expect(floorBreaches(floors, {}, [])).toEqual([]);
+  });
+});
+
+describe('graph lift', () => {
+  const row = (graph: string, ndcg: number, kindNdcg: number, recall: number) => {
+    const summary = { queries: 2, recall, mrr: ndcg, ndcg, zeroRate: 0 };
+    return { config: 'default', graph, all: summary, byKind: [{ kind: 'alias', summary: { ...summary, ndcg: kindNdcg } }], p95Ms: 1 };
+  };
+
+  it('says what the graph adds, overall and per kind, and the recall with it', () => {
+    const rows = [row('none', 0.6, 0.5, 0.7), row('all', 0.65, 0.49, 0.96), row('none', 0.1, 0.1, 0.1)];
+    rows[2].config = 'other';
+    expect(graphLift(rows, 'default', 'none', 'all')).toBe(
+      'default, with the graph − without: nDCG@10 +0.050 (alias −0.010); recall@10 with the graph: alias 0.960',
+    );
+  });
+
+  it('says nothing when either state was not measured', () => {
+    expect(graphLift([row('none', 0.6, 0.5, 0.7)], 'default', 'none', 'all')).toBeNull();
   });
 });
