@@ -1,3 +1,4 @@
+// @module-tag slow (compiles the server and kills its processes): `npm run test:fast` leaves it out; docs/testing.md
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,15 +1,12 @@
-import path from 'node:path';
 import type supertest from 'supertest';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { EXTRACT_PAGE_QUEUE } from '../../src/kg/kg-extraction-queue.service.js';
 import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
 import { readVaultFile, scanVault } from '../../src/cli/vault-files.js';
 import { pagesOfVault, type ImportPage } from '../../src/cli/vault-pages.js';
-import { REPO_ROOT } from '../support/database.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from '../support/fake-ollama.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-
-export const FOAM_DOCS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
 
 /** The Foam docs as `kurate import` sends them (clusters from folders: user/…, dev/…). */
 export async function foamDocsPages(): Promise<ImportPage[]> {
