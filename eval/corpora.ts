@@ -3,6 +3,7 @@ import path from 'node:path';
 import { readVaultFile, scanVault } from '../src/cli/vault-files.js';
 import { pagesOfVault, type ImportPage } from '../src/cli/vault-pages.js';
 import { REPO_ROOT } from '../test/support/database.js';
+import { FIXTURES_DIR } from '../test/support/fixtures.js';
 
 export const QUERY_KINDS = ['paraphrase', 'keyword', 'linked', 'alias'] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];
@@ -25,7 +26,7 @@ export interface Corpus {
 
 const corpus = (name: string, queryFile: string): Corpus => ({
   name,
-  root: path.resolve(REPO_ROOT, 'test/fixtures', name),
+  root: path.join(FIXTURES_DIR, name),
   queries: JSON.parse(readFileSync(path.resolve(REPO_ROOT, 'eval', queryFile), 'utf8')).queries,
 });
 
