@@ -52,6 +52,19 @@ const CONFIGURATIONS: SearchConfiguration[] = [
     name: `lexical, vector when no word matches, ${slots} linked slot${slots === 1 ? '' : 's'}`,
     search: async (t: TestApp, q: string) => (await t.app.get(SearchService).search(q, 1, 10, { linkedSlots: slots })).hits.map((hit) => hit.slug),
   })),
+  // Query understanding (issue 17): names in the query (titles, aliases, entities) lift their pages and expand it.
+  ...(
+    [
+      ['default, no query understanding', { namedBoost: 0, expansionWeight: 0 }],
+      ['default, named boost only', { expansionWeight: 0 }],
+      ['default, named boost 0.5', { namedBoost: 0.5 }],
+      ['default, named boost 2', { namedBoost: 2 }],
+      ['default, expansion 0.6', { expansionWeight: 0.6 }],
+      ['default + graph 0.25', { weights: { graph: 0.25 } }],
+      ['default + graph 0.5', { weights: { graph: 0.5 } }],
+      ['default + graph 1', { weights: { graph: 1 } }],
+    ] as const
+  ).map(([name, options]) => ({ name, search: async (t: TestApp, q: string) => (await t.app.get(SearchService).search(q, 1, 10, options)).hits.map((hit) => hit.slug) })),
   // What the server does with no KURATE_SEARCH_* set.
   { name: 'default configuration', search: async (t, q) => (await t.app.get(SearchService).search(q, 1, 10)).hits.map((hit) => hit.slug) },
 ];

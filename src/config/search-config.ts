@@ -19,6 +19,10 @@ export interface SearchConfig {
   linkedSlots: number;
   /** KURATE_SEARCH_VECTOR_MIN_SIMILARITY: chunks less similar (cosine) to the query than this are not candidates, so unrelated words find nothing. */
   vectorMinSimilarity: number;
+  /** KURATE_SEARCH_NAMED_BOOST: how much a page whose title or alias the query names is lifted (1: by the best BM25 score for a whole-query name; 0: off). */
+  namedBoost: number;
+  /** KURATE_SEARCH_EXPANSION_WEIGHT: the weight of the other names (aliases, merged names) of what the query names, searched for too (0: off). */
+  expansionWeight: number;
 }
 
 export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
@@ -34,6 +38,8 @@ export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
   vectorMinSimilarity: 0.2,
   // Measured: two slots lift nDCG@10 and hurt no kind of query (bench/RESULTS.md).
   linkedSlots: 2,
+  namedBoost: 1,
+  expansionWeight: 0.3,
 };
 
 interface NumberRule {
@@ -75,6 +81,8 @@ export function searchConfigFrom(env: NodeJS.ProcessEnv): SearchConfig {
     entitySimilarity: readNumber(env, { variable: 'KURATE_SEARCH_ENTITY_SIMILARITY', min: 0, max: 1, integer: false }, d.entitySimilarity),
     linkedSlots: readNumber(env, { variable: 'KURATE_SEARCH_LINKED_SLOTS', min: 0, max: 5, integer: true }, d.linkedSlots),
     vectorMinSimilarity: readNumber(env, { variable: 'KURATE_SEARCH_VECTOR_MIN_SIMILARITY', min: -1, max: 1, integer: false }, d.vectorMinSimilarity),
+    namedBoost: readNumber(env, { variable: 'KURATE_SEARCH_NAMED_BOOST', min: 0, max: 100, integer: false }, d.namedBoost),
+    expansionWeight: readNumber(env, { variable: 'KURATE_SEARCH_EXPANSION_WEIGHT', min: 0, max: 10, integer: false }, d.expansionWeight),
   };
   if (config.weights.lexical + config.weights.vector + config.weights.graph === 0) {
     throw new ConfigError('Invalid configuration: KURATE_SEARCH_WEIGHT_LEXICAL, _VECTOR and _GRAPH cannot all be 0 (search would rank nothing).');
