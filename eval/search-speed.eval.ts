@@ -7,7 +7,8 @@ import type { Logger } from 'typeorm';
 import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL } from '../src/llm/hashing.embedder.js';
 import { SearchVectorRepository } from '../src/search/search-vector.repository.js';
 import { SearchService, type SearchOptions } from '../src/search/search.service.js';
-import { setPolicy, startWorker, waitForJobs, foamDocsPages, importPages } from '../test/e2e/kg-test-helpers.js';
+import { setPolicy, startWorker, waitForJobs, importPages } from '../test/e2e/kg-test-helpers.js';
+import { corpusPages } from './corpora.js';
 import { REPO_ROOT } from '../test/support/database.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
 
@@ -48,7 +49,7 @@ describe('hybrid search speed', () => {
   beforeAll(async () => {
     t = await startTestApp({ listen: true });
     const admin = await t.as('admin');
-    await importPages(await t.as('author'), await foamDocsPages());
+    await importPages(await t.as('author'), await corpusPages(path.resolve(REPO_ROOT, 'test/fixtures/foam-docs')));
     await startWorker(t);
     for (const cluster of ['user', 'dev']) await setPolicy(admin, cluster, 'include');
     await waitForJobs(t, { timeoutMs: 600_000 });

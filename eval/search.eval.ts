@@ -1,25 +1,24 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readVaultFile, scanVault } from '../src/cli/vault-files.js';
-import { pagesOfVault } from '../src/cli/vault-pages.js';
+import { performance } from 'node:perf_hooks';
+import type supertest from 'supertest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { JobWorker } from '../src/jobs/job-worker.service.js';
 import { PagesService } from '../src/pages/pages.service.js';
-import { SearchService } from '../src/search/search.service.js';
+import { SearchService, type SearchOptions } from '../src/search/search.service.js';
 import { REPO_ROOT } from '../test/support/database.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
-import { setPolicy, startWorker, waitForJobs } from '../test/e2e/kg-test-helpers.js';
-import { markdownTable, scoreRanking, summarise, type QueryScores } from './metrics.js';
+import { importPages, setPolicy, startWorker } from '../test/e2e/kg-test-helpers.js';
+import { corpora, corpusPages, QUERY_KINDS, type Corpus, type JudgedQuery } from './corpora.js';
+import { floorBreaches, markdownTable, percentile, scoreRanking, summarise, type Floors, type MeasuredRow, type QueryScores } from './metrics.js';
 
-interface LabelledQuery {
-  id: string;
-  kind: 'paraphrase' | 'keyword' | 'linked' | 'alias';
-  query: string;
-  relevant: string[];
-}
-
-const FOAM_DOCS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
-const QUERIES: LabelledQuery[] = JSON.parse(readFileSync(path.resolve(REPO_ROOT, 'eval/foam-queries.json'), 'utf8')).queries;
-const KINDS = ['paraphrase', 'keyword', 'linked', 'alias'] as const;
+// The search evaluation (`npm run eval:search`): for each vendored corpus, every search configuration is measured
+// twice: right after import (no knowledge graph), and after an admin includes every cluster, lets the built-in
+// extractor (and the built-in hashing embedder) run, and approves every proposal unreviewed. The default
+// configuration is also measured with only the proposals of confidence ≥ KURATE_EVAL_APPROVE_AT (0.7) approved.
+// The run fails when the default configuration's nDCG@10 falls more than the tolerance below eval/floors.json.
+// KURATE_EVAL_CORPORA=foam-docs runs one corpus; KURATE_EVAL_RECORD_FLOORS=1 writes the measured values as the new
+// floors (a deliberate act, after an improvement); KURATE_EVAL_OUT=file.md writes the tables to a file as well.
 
 /** One way of answering a query with ranked page slugs: a name and a function over the running application. */
 interface SearchConfiguration {
@@ -27,115 +26,210 @@ interface SearchConfiguration {
   search(t: TestApp, query: string): Promise<string[]>;
 }
 
+const DEFAULT_CONFIGURATION = 'default configuration';
+const viaSearchService = (options: SearchOptions) => async (t: TestApp, q: string) =>
+  (await t.app.get(SearchService).search(q, 1, 10, options)).hits.map((hit) => hit.slug);
+
 const CONFIGURATIONS: SearchConfiguration[] = [
-  // The ranker search shipped before BM25 (strict-then-any tsquery, ts_rank_cd): the baseline the new one must beat.
-  { name: 'lexical-tsrank (before)', search: async (t, q) => (await t.app.get(PagesService).fullTextSearch(q, 10, 0)).hits.map((hit) => hit.slug) },
+  // What the server does with no KURATE_SEARCH_* set: the configuration the floors hold.
+  { name: DEFAULT_CONFIGURATION, search: viaSearchService({}) },
+  // The ranker search shipped before BM25 (strict-then-any tsquery, ts_rank_cd), for scale.
+  { name: 'lexical-tsrank (before BM25)', search: async (t, q) => (await t.app.get(PagesService).fullTextSearch(q, 10, 0)).hits.map((hit) => hit.slug) },
   ...(
     [
       ['lexical-bm25', { lexical: 1, vector: 0, graph: 0 }],
-      ['lexical, vector when no word matches', {}],
       ['vector', { lexical: 0, vector: 1, graph: 0 }],
       ['hybrid', { lexical: 1, vector: 1, graph: 0 }],
       ['hybrid+graph', { lexical: 1, vector: 1, graph: 1 }],
+      ['lexical + graph', { lexical: 1, vector: 0, graph: 1 }],
       // A coarse sweep of the weights (never of single queries): does a lighter vector or graph list help?
-      ['hybrid (vector 0.5)', { lexical: 1, vector: 0.5, graph: 0 }],
       ['hybrid (vector 0.25)', { lexical: 1, vector: 0.25, graph: 0 }],
       ['hybrid (vector 0.25) + graph 0.25', { lexical: 1, vector: 0.25, graph: 0.25 }],
-      ['lexical + graph', { lexical: 1, vector: 0, graph: 1 }],
     ] as const
-  ).map(([name, weights]) => ({
-    name,
-    search: async (t: TestApp, q: string) => (await t.app.get(SearchService).search(q, 1, 10, { weights: weights as { lexical?: number }, linkedSlots: 0 })).hits.map((hit) => hit.slug),
-  })),
+  ).map(([name, weights]) => ({ name, search: viaSearchService({ weights, linkedSlots: 0 }) })),
   // The Page Graph instead of the knowledge graph: slots (ranks 4, 7, 10) for pages the best three hits link to.
-  ...[1, 2, 3].map((slots) => ({
-    name: `lexical, vector when no word matches, ${slots} linked slot${slots === 1 ? '' : 's'}`,
-    search: async (t: TestApp, q: string) => (await t.app.get(SearchService).search(q, 1, 10, { linkedSlots: slots })).hits.map((hit) => hit.slug),
-  })),
+  ...[0, 1, 3].map((slots) => ({ name: `default, ${slots} linked slot${slots === 1 ? '' : 's'}`, search: viaSearchService({ linkedSlots: slots }) })),
   // Query understanding (issue 17): names in the query (titles, aliases, entities) lift their pages and expand it.
   ...(
     [
       ['default, no query understanding', { namedBoost: 0, expansionWeight: 0 }],
-      ['default, named boost only', { expansionWeight: 0 }],
       ['default, named boost 0.5', { namedBoost: 0.5 }],
-      ['default, named boost 2', { namedBoost: 2 }],
-      ['default, expansion 0.6', { expansionWeight: 0.6 }],
+      ['default, expansion 0', { expansionWeight: 0 }],
       ['default + graph 0.25', { weights: { graph: 0.25 } }],
       ['default + graph 0.5', { weights: { graph: 0.5 } }],
-      ['default + graph 1', { weights: { graph: 1 } }],
     ] as const
-  ).map(([name, options]) => ({ name, search: async (t: TestApp, q: string) => (await t.app.get(SearchService).search(q, 1, 10, options)).hits.map((hit) => hit.slug) })),
-  // What the server does with no KURATE_SEARCH_* set.
-  { name: 'default configuration', search: async (t, q) => (await t.app.get(SearchService).search(q, 1, 10)).hits.map((hit) => hit.slug) },
+  ).map(([name, options]) => ({ name, search: viaSearchService(options) })),
 ];
 
-// How the knowledge graph is built for the evaluation, as an admin would: include the Foam docs' clusters, let the
-// built-in extractor (and the built-in hashing embedder) run, then approve in bulk every proposal at or above this
-// confidence (nodes, then edges). Pages outside a cluster (the vault's root) stay excluded by the default policy.
-const INCLUDED_CLUSTERS = ['user', 'dev'];
+const NO_GRAPH = 'none (right after import)';
+const ALL_APPROVED = 'built-in extraction, every proposal approved';
 const APPROVE_AT = Number(process.env.KURATE_EVAL_APPROVE_AT ?? 0.7);
+const SOME_APPROVED = `built-in extraction, proposals ≥ ${APPROVE_AT} approved`;
+/** The graph states the floors hold, by the names eval/floors.json uses. */
+const FLOOR_STATES: Record<string, string> = { [NO_GRAPH]: 'without graph', [ALL_APPROVED]: 'with graph' };
 
-describe('search evaluation over the Foam docs', () => {
-  let t: TestApp;
+const FLOORS_FILE = path.resolve(REPO_ROOT, 'eval/floors.json');
+const CORPORA = corpora();
+const tables: string[] = [];
+const measured: Record<string, Record<string, number>> = {};
 
-  beforeAll(async () => {
-    t = await startTestApp();
-    const scan = await scanVault(FOAM_DOCS);
-    const sources = await Promise.all(scan.files.map(async (file) => ({ relativePath: file.relativePath, source: await readVaultFile(FOAM_DOCS, file) })));
-    const { pages } = pagesOfVault(sources);
-    const author = await t.as('author');
-    for (let i = 0; i < pages.length; i += 100) {
-      await author.post('/api/import').send({ pages: pages.slice(i, i + 100) }).expect(200);
-    }
-    const admin = await t.as('admin');
-    await startWorker(t);
-    for (const cluster of INCLUDED_CLUSTERS) await setPolicy(admin, cluster, 'include');
-    await waitForJobs(t, { timeoutMs: 600_000 });
-    for (let round = 0; round < 20; round++) {
-      const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM kg_proposals WHERE status = 'pending' AND confidence >= $1`, [APPROVE_AT]);
-      if (n === 0) break;
-      await admin.post('/admin/knowledge-graph/proposals/bulk').send({ action: 'approve', minConfidence: APPROVE_AT }).expect(200);
-    }
-    const [graph] = await t.dataSource.query(
-      `SELECT (SELECT count(*) FROM pages WHERE deleted_at IS NULL)::int AS pages,
-              (SELECT count(*) FROM kg_visible_pages v WHERE v.deleted_at IS NULL)::int AS included,
-              (SELECT count(*) FROM kg_content_chunks WHERE embedding IS NOT NULL)::int AS chunks,
-              (SELECT count(*) FROM kg_proposals)::int AS proposals,
-              (SELECT count(*) FROM kg_nodes)::int AS nodes,
-              (SELECT count(*) FROM kg_edges WHERE kind = 'typed')::int AS typed_edges,
-              (SELECT count(*) FROM kg_edges WHERE kind = 'co_mention')::int AS co_mention_edges,
-              (SELECT count(*) FROM kg_mentions WHERE node_id IS NOT NULL)::int AS linked_mentions`,
-    );
-    console.log(`\nGraph for the evaluation (clusters ${INCLUDED_CLUSTERS.join(', ')} included, proposals with confidence ≥ ${APPROVE_AT} approved): ${JSON.stringify(graph)}\n`);
-  });
+for (const corpus of CORPORA) {
+  describe(`search evaluation over ${corpus.name}`, () => {
+    let t: TestApp;
+    let admin: supertest.Agent;
+    const rows: MeasuredRow[] = [];
+    const facts: string[] = [];
 
-  afterAll(async () => {
-    await t?.close();
-  });
-
-  it('judges only pages that exist', async () => {
-    const rows: { slug: string }[] = await t.dataSource.query(`SELECT slug FROM pages WHERE deleted_at IS NULL`);
-    const slugs = new Set(rows.map((r) => r.slug));
-    const missing = QUERIES.flatMap((q) => q.relevant.filter((slug) => !slugs.has(slug)).map((slug) => `${q.id}: ${slug}`));
-    expect(missing).toEqual([]);
-    for (const kind of KINDS) expect(QUERIES.filter((q) => q.kind === kind).length).toBeGreaterThanOrEqual(12);
-  });
-
-  it('prints recall@10, MRR@10, nDCG@10 and the zero-result rate per configuration and kind', async () => {
-    const rows: Parameters<typeof markdownTable>[0] = [];
-    const misses: string[] = [];
-    for (const configuration of CONFIGURATIONS) {
-      const scored: { query: LabelledQuery; scores: QueryScores }[] = [];
-      for (const query of QUERIES) {
-        const ranked = await configuration.search(t, query.query);
-        const scores = scoreRanking(ranked, query.relevant);
-        scored.push({ query, scores });
-        if (scores.mrr === 0) misses.push(`${configuration.name} ${query.id} "${query.query}" → ${ranked.slice(0, 3).join(', ') || '(nothing)'}`);
+    afterAll(async () => {
+      if (rows.length > 0) {
+        const table = `### ${corpus.name}\n\n${facts.map((f) => `- ${f}`).join('\n')}\n\n${markdownTable(rows)}\n`;
+        tables.push(table);
+        console.log(`\n${table}`);
       }
-      rows.push({ config: configuration.name, kind: 'all', summary: summarise(scored.map((s) => s.scores)) });
-      for (const kind of KINDS) rows.push({ config: configuration.name, kind, summary: summarise(scored.filter((s) => s.query.kind === kind).map((s) => s.scores)) });
+      await t?.close();
+    });
+
+    it('imports the corpus, and every judged page exists', async () => {
+      const started = performance.now();
+      t = await startTestApp();
+      admin = await t.as('admin');
+      await importPages(await t.as('author'), await corpusPages(corpus.root));
+      const [stats] = await t.dataSource.query(
+        `SELECT (SELECT count(*) FROM pages WHERE deleted_at IS NULL)::int AS pages,
+                (SELECT count(*) FROM pages WHERE deleted_at IS NULL AND cardinality(clusters) = 0)::int AS root_pages,
+                (SELECT count(*) FROM page_links WHERE kind <> 'markdown')::int AS wikilinks,
+                (SELECT count(*) FROM page_links WHERE kind <> 'markdown' AND resolved_page_id IS NOT NULL)::int AS resolved`,
+      );
+      facts.push(
+        `${stats.pages} pages imported (${stats.root_pages} at the vault's root, in no cluster) in ${seconds(started)}; ` +
+          `${stats.resolved} of ${stats.wikilinks} wikilinks and embeds resolve to a page; ${corpus.queries.length} judged queries`,
+      );
+      const slugs = new Set((await t.dataSource.query(`SELECT slug FROM pages WHERE deleted_at IS NULL`)).map((r: { slug: string }) => r.slug));
+      const missing = corpus.queries.flatMap((q) => q.relevant.filter((slug) => !slugs.has(slug)).map((slug) => `${q.id}: ${slug}`));
+      expect(missing).toEqual([]);
+      for (const kind of QUERY_KINDS) expect(corpus.queries.filter((q) => q.kind === kind).length).toBeGreaterThanOrEqual(10);
+    });
+
+    it('measures every configuration without a knowledge graph', async () => {
+      rows.push(...(await measure(t, corpus, CONFIGURATIONS, NO_GRAPH)));
+    });
+
+    it('builds the knowledge graph: every cluster included, built-in extraction', async () => {
+      const started = performance.now();
+      await startWorker(t);
+      // A parent's policy covers its sub-clusters, so including every top-level cluster includes every cluster.
+      const clusters: { name: string }[] = await t.dataSource.query(
+        `SELECT DISTINCT split_part(c, '/', 1) AS name FROM pages, unnest(clusters) AS c WHERE deleted_at IS NULL ORDER BY 1`,
+      );
+      for (const { name } of clusters) await setPolicy(admin, name, 'include');
+      await waitForAllJobs(t);
+      const [stats] = await t.dataSource.query(
+        `SELECT (SELECT count(*) FROM kg_visible_pages v WHERE v.deleted_at IS NULL)::int AS included,
+                (SELECT count(*) FROM kg_content_chunks WHERE embedding IS NOT NULL)::int AS chunks,
+                (SELECT count(*) FROM kg_proposals)::int AS proposals`,
+      );
+      facts.push(
+        `clusters included: ${clusters.map((c) => c.name).join(', ') || '(none)'}; ${stats.included} pages feed the graph; ` +
+          `${stats.chunks} chunks embedded; ${stats.proposals} proposals; extraction took ${seconds(started)}`,
+      );
+    });
+
+    it(`measures the default configuration with proposals of confidence ≥ ${APPROVE_AT} approved`, async () => {
+      await approveAll(t, admin, APPROVE_AT);
+      facts.push(`${SOME_APPROVED}: ${await graphSize(t)}`);
+      rows.push(...(await measure(t, corpus, CONFIGURATIONS.filter((c) => c.name === DEFAULT_CONFIGURATION), SOME_APPROVED)));
+    });
+
+    it('measures every configuration with every proposal approved, unreviewed', async () => {
+      await approveAll(t, admin, 0);
+      facts.push(`${ALL_APPROVED}: ${await graphSize(t)}`);
+      rows.push(...(await measure(t, corpus, CONFIGURATIONS, ALL_APPROVED)));
+      for (const row of rows.filter((r) => r.config === DEFAULT_CONFIGURATION && FLOOR_STATES[r.graph])) {
+        (measured[corpus.name] ??= {})[FLOOR_STATES[row.graph]] = Number(row.all.ndcg.toFixed(3));
+      }
+    });
+  });
+}
+
+describe('nDCG@10 floors (eval/floors.json)', () => {
+  it(`holds every corpus's floor, without and with the knowledge graph`, () => {
+    const floors: Floors = JSON.parse(readFileSync(FLOORS_FILE, 'utf8'));
+    if (process.env.KURATE_EVAL_OUT) writeFileSync(process.env.KURATE_EVAL_OUT, tables.join('\n'));
+    console.log(`\nMeasured nDCG@10 of the default configuration: ${JSON.stringify(measured)}; floors: ${JSON.stringify(floors.corpora)}\n`);
+    if (process.env.KURATE_EVAL_RECORD_FLOORS === '1') {
+      for (const corpus of CORPORA) floors.corpora[corpus.name] = measured[corpus.name];
+      writeFileSync(FLOORS_FILE, `${JSON.stringify(floors, null, 2)}\n`);
     }
-    console.log(`\n${markdownTable(rows)}\n\nQueries with no relevant page in the top 10:\n${misses.join('\n')}\n`);
-    expect(rows.length).toBe(CONFIGURATIONS.length * (KINDS.length + 1));
+    expect(floorBreaches(floors, measured, CORPORA.map((c) => c.name))).toEqual([]);
   });
 });
+
+/** Runs each configuration over the corpus's queries (after one unmeasured warm-up pass) and scores it. */
+async function measure(t: TestApp, corpus: Corpus, configurations: SearchConfiguration[], graph: string): Promise<MeasuredRow[]> {
+  for (const query of corpus.queries) await configurations[0].search(t, query.query);
+  const rows: MeasuredRow[] = [];
+  const misses: string[] = [];
+  for (const configuration of configurations) {
+    const scored: { query: JudgedQuery; scores: QueryScores }[] = [];
+    const timings: number[] = [];
+    for (const query of corpus.queries) {
+      const started = performance.now();
+      const ranked = await configuration.search(t, query.query);
+      timings.push(performance.now() - started);
+      const scores = scoreRanking(ranked, query.relevant);
+      scored.push({ query, scores });
+      if (configuration.name === DEFAULT_CONFIGURATION && scores.recall === 0) misses.push(`${query.id} (${query.kind}) "${query.query}" → ${ranked.slice(0, 3).join(', ') || '(nothing)'}`);
+    }
+    rows.push({
+      config: configuration.name,
+      graph,
+      all: summarise(scored.map((s) => s.scores)),
+      byKind: QUERY_KINDS.map((kind) => ({ kind, summary: summarise(scored.filter((s) => s.query.kind === kind).map((s) => s.scores)) })),
+      p95Ms: percentile(timings, 95),
+    });
+  }
+  if (misses.length > 0) console.log(`\n${corpus.name}, ${graph}: queries with no relevant page in the default configuration's top 10:\n${misses.join('\n')}\n`);
+  return rows;
+}
+
+/** Approves every pending proposal at or above the confidence, as an admin's bulk action does, until none is left. */
+async function approveAll(t: TestApp, admin: supertest.Agent, minConfidence: number): Promise<void> {
+  const pending = async () =>
+    (await t.dataSource.query(`SELECT count(*)::int AS n FROM kg_proposals WHERE status = 'pending' AND confidence >= $1`, [minConfidence]))[0].n as number;
+  // The bulk action takes a capped number per call; an edge whose node was still pending may be left for a later round.
+  for (let left = await pending(), round = 0; left > 0 && round < 50; round++) {
+    await admin.post('/admin/knowledge-graph/proposals/bulk').send({ action: 'approve', minConfidence }).expect(200);
+    const now = await pending();
+    if (now === left) break;
+    left = now;
+  }
+  await waitForAllJobs(t);
+}
+
+async function graphSize(t: TestApp): Promise<string> {
+  const [g] = await t.dataSource.query(
+    `SELECT (SELECT count(*) FROM kg_proposals WHERE status = 'approved')::int AS approved,
+            (SELECT count(*) FROM kg_proposals WHERE status = 'pending')::int AS pending,
+            (SELECT count(*) FROM kg_nodes)::int AS nodes,
+            (SELECT count(*) FROM kg_edges WHERE kind = 'typed')::int AS typed_edges,
+            (SELECT count(*) FROM kg_edges WHERE kind = 'co_mention')::int AS co_mention_edges`,
+  );
+  return `${g.approved} proposals approved (${g.pending} left pending), ${g.nodes} nodes, ${g.typed_edges} typed and ${g.co_mention_edges} co-mention edges`;
+}
+
+/** Waits until no job of any queue is waiting or running, waking the worker for each queue that has some. */
+async function waitForAllJobs(t: TestApp, timeoutMs = 900_000): Promise<void> {
+  const worker = t.app.get(JobWorker);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const open: { name: string }[] = await t.dataSource.query(`SELECT DISTINCT name FROM pgboss.job WHERE state IN ('created', 'retry', 'active')`);
+    if (open.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`Jobs still open after ${timeoutMs} ms: ${open.map((o) => o.name).join(', ')}`);
+    for (const { name } of open) worker.wake(name);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function seconds(started: number): string {
+  return `${((performance.now() - started) / 1000).toFixed(1)} s`;
+}
