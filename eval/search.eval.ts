@@ -119,7 +119,7 @@ for (const corpus of CORPORA) {
       await startWorker(t);
       // A parent's policy covers its sub-clusters, so including every top-level cluster includes every cluster.
       const clusters: { name: string }[] = await t.dataSource.query(
-        `SELECT DISTINCT split_part(c, '/', 1) AS name FROM pages, unnest(clusters) AS c WHERE deleted_at IS NULL ORDER BY 1`,
+        `SELECT DISTINCT split_part(c, '/', 1) AS name FROM pages, unnest(kurate_policy_clusters(clusters)) AS c WHERE deleted_at IS NULL ORDER BY 1`,
       );
       for (const { name } of clusters) await setPolicy(admin, name, 'include');
       await waitForAllJobs(t);

@@ -169,7 +169,7 @@ describe('/admin/kg-policy REST API', () => {
       const diary = await admin.get('/admin/kg-policy/explain/diary').expect(200);
       expect(diary.body).toMatchObject({ included: false, reason: 'default', explanation: 'excluded: no policy covers cluster `personal` (the default is exclude)' });
       const none = await admin.get('/admin/kg-policy/explain/no-cluster').expect(200);
-      expect(none.body.explanation).toBe('excluded: the page has no cluster (the default is exclude)');
+      expect(none.body.explanation).toBe('excluded: the page has no cluster, and no policy covers the root cluster `root` (the default is exclude)');
     });
 
     it('answers 404 for an unknown page and 400 for something that is not a slug', async () => {
