@@ -13,8 +13,6 @@ export interface SearchConfig {
   vectorFallback: boolean;
   /** KURATE_SEARCH_GRAPH_MAX_HOPS: how far over approved edges the graph list looks from the query's entities. */
   graphMaxHops: number;
-  /** KURATE_SEARCH_ENTITY_SIMILARITY: an entity whose vector is at least this close (cosine) to the query's counts as named. */
-  entitySimilarity: number;
   /** KURATE_SEARCH_LINKED_SLOTS: result slots (ranks 4, 7, 10, …) reserved for pages the best three hits link to (Page Graph). */
   linkedSlots: number;
   /** KURATE_SEARCH_VECTOR_MIN_SIMILARITY: chunks less similar (cosine) to the query than this are not candidates, so unrelated words find nothing. */
@@ -34,7 +32,6 @@ export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
   weights: { lexical: 1, vector: 0, graph: 0 },
   vectorFallback: true,
   graphMaxHops: 2,
-  entitySimilarity: 0.8,
   vectorMinSimilarity: 0.2,
   // Measured: two slots lift nDCG@10 and hurt no kind of query (bench/RESULTS.md).
   linkedSlots: 2,
@@ -78,7 +75,6 @@ export function searchConfigFrom(env: NodeJS.ProcessEnv): SearchConfig {
     weights: { lexical: weight('LEXICAL', d.weights.lexical), vector: weight('VECTOR', d.weights.vector), graph: weight('GRAPH', d.weights.graph) },
     vectorFallback: readBoolean(env, 'KURATE_SEARCH_VECTOR_FALLBACK', d.vectorFallback),
     graphMaxHops: readNumber(env, { variable: 'KURATE_SEARCH_GRAPH_MAX_HOPS', min: 0, max: 5, integer: true }, d.graphMaxHops),
-    entitySimilarity: readNumber(env, { variable: 'KURATE_SEARCH_ENTITY_SIMILARITY', min: 0, max: 1, integer: false }, d.entitySimilarity),
     linkedSlots: readNumber(env, { variable: 'KURATE_SEARCH_LINKED_SLOTS', min: 0, max: 5, integer: true }, d.linkedSlots),
     vectorMinSimilarity: readNumber(env, { variable: 'KURATE_SEARCH_VECTOR_MIN_SIMILARITY', min: -1, max: 1, integer: false }, d.vectorMinSimilarity),
     namedBoost: readNumber(env, { variable: 'KURATE_SEARCH_NAMED_BOOST', min: 0, max: 100, integer: false }, d.namedBoost),

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { EmbeddedPostgresModule } from '../db/database.module.js';
+import { EntitiesModule } from '../entities/entities.module.js';
 import { LlmModule } from '../llm/llm.module.js';
 import { SearchApiController } from './search.api.controller.js';
 import { SearchGraphRepository } from './search-graph.repository.js';
@@ -11,7 +12,7 @@ import { SearchService } from './search.service.js';
 import { SearchWebController } from './search.web.controller.js';
 
 @Module({
-  imports: [LlmModule, EmbeddedPostgresModule],
+  imports: [LlmModule, EmbeddedPostgresModule, EntitiesModule],
   controllers: [SearchApiController, SearchWebController],
   providers: [SearchService, SearchRepository, SearchVectorRepository, SearchGraphRepository, SearchNamesRepository, SearchNamesService],
   exports: [SearchService, SearchNamesService],

@@ -4,6 +4,7 @@ import type { SearchConfig } from '../config/search-config.js';
 import { EMBEDDER, type Embedder } from '../llm/extraction.types.js';
 import { passageHref } from '../admin/evidence.js';
 import { entityHref } from '../entities/entity-urls.js';
+import { EntityReaderService, type EntityReading } from '../entities/entity-reader.service.js';
 import { rankPagesByEntities, walkNeighbours, type EntityReach } from './graph-proximity.js';
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
 import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';
@@ -81,6 +82,23 @@ export interface RelatedEntity {
   url: string;
 }
 
+/** The approved entity a query names, shown above the results: what the knowledge graph knows of it. */
+export interface EntityCard {
+  id: string;
+  name: string;
+  type: string;
+  aliases: string[];
+  /** One line: the entity's description, else the first passage that mentions it. */
+  description: string;
+  /** The entity's reader page. */
+  url: string;
+  /** Related entities, grouped by predicate (`out`: this entity → them; `in`: them → this entity). */
+  related: { predicate: string; direction: 'out' | 'in'; entities: { id: string; name: string; type: string; url: string }[] }[];
+  /** The pages that mention it most, and how many there are. */
+  pages: { slug: string; title: string; url: string }[];
+  totalPages: number;
+}
+
 export interface SearchNotice {
   code: 'vector-unavailable';
   message: string;
@@ -101,6 +119,8 @@ export interface SearchResult {
   /** Something the reader should know about these results, e.g. that meaning-based search was unavailable. */
   notices: SearchNotice[];
   filters: SearchFilters;
+  /** The approved entity the query names (most of its words), on the first page of results; null: none. */
+  entity: EntityCard | null;
 }
 
 export interface SearchOptions {
@@ -167,6 +187,7 @@ export class SearchService implements OnApplicationBootstrap {
     private readonly vectors: SearchVectorRepository,
     private readonly graph: SearchGraphRepository,
     private readonly names: SearchNamesService,
+    private readonly entities: EntityReaderService,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     config: KurateConfig,
   ) {
@@ -201,7 +222,7 @@ export class SearchService implements OnApplicationBootstrap {
     const filters = cleanFilters(options.filters);
     const weights = { ...this.config.weights, ...options.weights };
     const includeExcluded = options.includeExcluded === true;
-    const empty: SearchResult = { query: q, hits: [], total: 0, page, perPage, didYouMean: [], relatedEntities: [], lists: [], notices: [], filters };
+    const empty: SearchResult = { query: q, hits: [], total: 0, page, perPage, didYouMean: [], relatedEntities: [], lists: [], notices: [], filters, entity: null };
     if (!q) return empty;
     const { words, excluded, readerWords } = parseSearchQuery(q);
     if (!words) return empty;
@@ -352,6 +373,7 @@ export class SearchService implements OnApplicationBootstrap {
       lists: [...lists.map((l) => l.list), ...(graph ? (['graph'] as const) : [])],
       notices,
       filters,
+      entity: page === 1 ? await this.entityCard(understanding) : null,
     };
   }
 
@@ -365,6 +387,23 @@ export class SearchService implements OnApplicationBootstrap {
     const passing = await this.repository.pagesMatching(ids, filters);
     const unwanted = await this.repository.pagesWithWords(ids, excluded);
     return new Map([...understanding.namedPages].filter(([id]) => passing.has(id) && !unwanted.has(id)));
+  }
+
+  /**
+   * The card of the entity the query names, when a name of an approved, visible entity covers at least half of the
+   * query's content words (the query is about it, not merely mentioning it).
+   */
+  private async entityCard(understanding: QueryUnderstanding): Promise<EntityCard | null> {
+    const best = understanding.entities.filter((e) => e.coverage >= ENTITY_CARD_COVERAGE).sort((a, b) => b.coverage - a.coverage || (a.id < b.id ? -1 : 1))[0];
+    if (!best) return null;
+    let reading: EntityReading;
+    try {
+      reading = await this.entities.read(best.id);
+    } catch {
+      // Hidden from readers (the inclusion policy) or gone since the dictionary was read: no card.
+      return null;
+    }
+    return entityCardOf(reading);
   }
 
   /** Page titles for the search box as the reader types. */
@@ -439,6 +478,38 @@ export class SearchService implements OnApplicationBootstrap {
 }
 
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
+
+// An entity card shows when the entity's name covers at least this share of the query, with this much of it.
+const ENTITY_CARD_COVERAGE = 0.5;
+const CARD_RELATED_PER_PREDICATE = 5;
+const CARD_PAGES = 5;
+const CARD_DESCRIPTION = 200;
+
+/** The card of an entity from its reader view (the same data as /entities/:id). */
+export function entityCardOf(reading: EntityReading): EntityCard {
+  const { entity, relations, pages } = reading;
+  const related = new Map<string, EntityCard['related'][number]>();
+  for (const r of relations) {
+    const key = `${r.direction}\u0000${r.predicate}`;
+    let group = related.get(key);
+    if (!group) related.set(key, (group = { predicate: r.predicate, direction: r.direction, entities: [] }));
+    if (group.entities.length < CARD_RELATED_PER_PREDICATE) group.entities.push(r.entity);
+  }
+  const quote = pages.items[0]?.quote;
+  const evidence = quote ? `${quote.before}${quote.match}${quote.after}` : '';
+  const line = (entity.description.trim() || evidence).replace(/\s+/gu, ' ').trim();
+  return {
+    id: entity.id,
+    name: entity.name,
+    type: entity.type,
+    aliases: entity.aliases,
+    description: line.length > CARD_DESCRIPTION ? `${line.slice(0, CARD_DESCRIPTION - 1).trimEnd()}…` : line,
+    url: entity.url,
+    related: [...related.values()],
+    pages: pages.items.slice(0, CARD_PAGES).map((p) => ({ slug: p.slug, title: p.title, url: p.url })),
+    totalPages: pages.total,
+  };
+}
 
 function cleanFilters(filters: SearchFilters | undefined): SearchFilters {
   const out: SearchFilters = {};
