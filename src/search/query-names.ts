@@ -151,9 +151,11 @@ export interface QueryUnderstanding {
 }
 
 /**
- * What the query names: pages by title or alias (strength = the share of the query the name covers), entities by
- * name, alias or merged name; an entity's names lead on to pages with those titles or aliases (at `entityShare` of
- * the strength), and every other name of a named page or entity expands the query.
+ * What the query names: pages by title or alias, entities by name, alias or merged name; an entity's names lead on
+ * to pages with those titles or aliases (at `entityShare` of the strength), and every other name of a named page or
+ * entity expands the query. Strength = the square of the share of the query the name covers: a query that is the
+ * name counts whole, one word of a long question naming a page titled by that word very little (measured: a linear
+ * share lifted generic titles above the answers to paraphrased and linked questions).
  */
 export function understandQuery(dictionary: NameDictionary, query: string, entityShare = 0.8): QueryUnderstanding {
   const recognitions = dictionary.recognise(query);
@@ -176,12 +178,13 @@ export function understandQuery(dictionary: NameDictionary, query: string, entit
   const entities: QueryUnderstanding['entities'] = [];
   for (const r of recognitions) {
     const thing = dictionary.thing(r.target);
+    const strength = r.coverage * r.coverage;
     if (r.target.kind === 'page') {
-      name(r.target.id, r.coverage, r.text);
+      name(r.target.id, strength, r.text);
     } else {
       entities.push({ id: r.target.id, coverage: r.coverage, text: r.text });
       for (const other of thing?.names ?? []) {
-        for (const page of dictionary.named(other)) if (page.target.kind === 'page') name(page.target.id, r.coverage * entityShare, r.text);
+        for (const page of dictionary.named(other)) if (page.target.kind === 'page') name(page.target.id, strength * entityShare, r.text);
       }
     }
     expand(thing?.names ?? []);

@@ -44,7 +44,7 @@ describe('names in a query', () => {
     expect(u.entities.map((e) => e.id)).toEqual(['e-pg']);
     expect(u.expansion).toEqual(['PostgreSQL', 'psql']);
     // The page whose alias is the entity's name, at the entity's share of the strength.
-    expect(u.namedPages.get('p-db')).toBeCloseTo(0.5 * 0.8, 6);
+    expect(u.namedPages.get('p-db')).toBeCloseTo(0.5 * 0.5 * 0.8, 6);
     expect(u.namedBy.get('p-db')).toBe('postgres');
   });
 });
