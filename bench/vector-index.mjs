@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { FOAM_DOCS } from './lib/corpus.mjs';
 import { machineInfo } from './lib/machine.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -25,12 +26,12 @@ const { values: opt } = parseArgs({
     k: { type: 'string', default: '60' },
     params: { type: 'string' },
     'ef-search': { type: 'string' },
-    corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? '/work/shared/corpus/foam-docs' },
+    corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? FOAM_DOCS },
     'pg-admin-url': { type: 'string', default: process.env.KURATE_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-write': { type: 'boolean', default: false },
   },
 });
-const { hashEmbedding, HASHING_EMBEDDER_DIMENSIONS: DIMS } = await import(path.join(REPO, 'dist/llm/hashing.embedder.js'));
+const { hashEmbedding, HASHING_EMBEDDER_DIMENSIONS: DIMS } = await import(path.join(REPO, 'dist/embedders/hashing.embedder.js'));
 const { HNSW_BUILD, efSearch } = await import(path.join(REPO, 'dist/search/search-vector.repository.js'));
 const K = Number(opt.k);
 const builds = (opt.params ?? `16,64 ${HNSW_BUILD.m},${HNSW_BUILD.efConstruction} 8,32 12,48`).split(' ').map((p) => p.split(',').map(Number));
