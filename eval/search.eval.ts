@@ -50,6 +50,16 @@ const CONFIGURATIONS: SearchConfiguration[] = [
   ).map(([name, weights]) => ({ name, search: viaSearchService({ weights, linkedSlots: 0 }) })),
   // The Page Graph instead of the knowledge graph: slots (ranks 4, 7, 10) for pages the best three hits link to.
   ...[0, 1, 3].map((slots) => ({ name: `default, ${slots} linked slot${slots === 1 ? '' : 's'}`, search: viaSearchService({ linkedSlots: slots }) })),
+  // Query understanding (issue 17): names in the query (titles, aliases, entities) lift their pages and expand it.
+  ...(
+    [
+      ['default, no query understanding', { namedBoost: 0, expansionWeight: 0 }],
+      ['default, named boost 0.5', { namedBoost: 0.5 }],
+      ['default, expansion 0', { expansionWeight: 0 }],
+      ['default + graph 0.25', { weights: { graph: 0.25 } }],
+      ['default + graph 0.5', { weights: { graph: 0.5 } }],
+    ] as const
+  ).map(([name, options]) => ({ name, search: viaSearchService(options) })),
 ];
 
 const MEASURED = process.env.KURATE_EVAL_QUICK === '1' ? CONFIGURATIONS.filter((c) => c.name === DEFAULT_CONFIGURATION) : CONFIGURATIONS;
@@ -113,7 +123,7 @@ for (const corpus of CORPORA) {
       await startWorker(t);
       // A parent's policy covers its sub-clusters, so including every top-level cluster includes every cluster.
       const clusters: { name: string }[] = await t.dataSource.query(
-        `SELECT DISTINCT split_part(c, '/', 1) AS name FROM pages, unnest(clusters) AS c WHERE deleted_at IS NULL ORDER BY 1`,
+        `SELECT DISTINCT split_part(c, '/', 1) AS name FROM pages, unnest(kurate_policy_clusters(clusters)) AS c WHERE deleted_at IS NULL ORDER BY 1`,
       );
       for (const { name } of clusters) await setPolicy(admin, name, 'include');
       await waitForAllJobs(t);

@@ -12,12 +12,14 @@ export interface SearchConfig {
   vectorFallback: boolean;
   /** KURATE_SEARCH_GRAPH_MAX_HOPS: how far over approved edges the graph list looks from the query's entities. */
   graphMaxHops: number;
-  /** KURATE_SEARCH_ENTITY_SIMILARITY: an entity whose vector is at least this close (cosine) to the query's counts as named. */
-  entitySimilarity: number;
   /** KURATE_SEARCH_LINKED_SLOTS: result slots (ranks 4, 7, 10, …) reserved for pages the best three hits link to (Page Graph). */
   linkedSlots: number;
   /** KURATE_SEARCH_VECTOR_MIN_SIMILARITY: chunks less similar (cosine) to the query than this are not candidates, so unrelated words find nothing. */
   vectorMinSimilarity: number;
+  /** KURATE_SEARCH_NAMED_BOOST: how much a page whose title or alias the query names is lifted (1: by the best BM25 score for a whole-query name; 0: off). */
+  namedBoost: number;
+  /** KURATE_SEARCH_EXPANSION_WEIGHT: the weight of the other names (aliases, merged names) of what the query names, searched for too (0: off). */
+  expansionWeight: number;
 }
 
 export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
@@ -29,10 +31,11 @@ export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
   weights: { lexical: 1, vector: 0, graph: 0 },
   vectorFallback: true,
   graphMaxHops: 2,
-  entitySimilarity: 0.8,
   vectorMinSimilarity: 0.2,
   // Measured: two slots lift nDCG@10 and hurt no kind of query (bench/RESULTS.md).
   linkedSlots: 2,
+  namedBoost: 1,
+  expansionWeight: 0.3,
 };
 
 interface NumberRule {
@@ -71,9 +74,10 @@ export function searchConfigFrom(env: NodeJS.ProcessEnv): SearchConfig {
     weights: { lexical: weight('LEXICAL', d.weights.lexical), vector: weight('VECTOR', d.weights.vector), graph: weight('GRAPH', d.weights.graph) },
     vectorFallback: readBoolean(env, 'KURATE_SEARCH_VECTOR_FALLBACK', d.vectorFallback),
     graphMaxHops: readNumber(env, { variable: 'KURATE_SEARCH_GRAPH_MAX_HOPS', min: 0, max: 5, integer: true }, d.graphMaxHops),
-    entitySimilarity: readNumber(env, { variable: 'KURATE_SEARCH_ENTITY_SIMILARITY', min: 0, max: 1, integer: false }, d.entitySimilarity),
     linkedSlots: readNumber(env, { variable: 'KURATE_SEARCH_LINKED_SLOTS', min: 0, max: 5, integer: true }, d.linkedSlots),
     vectorMinSimilarity: readNumber(env, { variable: 'KURATE_SEARCH_VECTOR_MIN_SIMILARITY', min: -1, max: 1, integer: false }, d.vectorMinSimilarity),
+    namedBoost: readNumber(env, { variable: 'KURATE_SEARCH_NAMED_BOOST', min: 0, max: 100, integer: false }, d.namedBoost),
+    expansionWeight: readNumber(env, { variable: 'KURATE_SEARCH_EXPANSION_WEIGHT', min: 0, max: 10, integer: false }, d.expansionWeight),
   };
   if (config.weights.lexical + config.weights.vector + config.weights.graph === 0) {
     throw new ConfigError('Invalid configuration: KURATE_SEARCH_WEIGHT_LEXICAL, _VECTOR and _GRAPH cannot all be 0 (search would rank nothing).');

@@ -23,7 +23,7 @@ export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
   ],
   exports: [EMBEDDED_POSTGRES],
 })
-class EmbeddedPostgresModule implements OnApplicationShutdown {
+export class EmbeddedPostgresModule implements OnApplicationShutdown {
   constructor(@Inject(EMBEDDED_POSTGRES) private readonly pglite: PGlite | null) {}
 
   async onApplicationShutdown(): Promise<void> {

@@ -8,5 +8,7 @@ import { EntityReadsRepository } from './entity-reads.repository.js';
 @Module({
   controllers: [ReaderEntitiesWebController, ReaderEntitiesApiController],
   providers: [EntityReaderService, EntityReadsRepository],
+  // Search shows an approved entity's card when a query names it.
+  exports: [EntityReaderService],
 })
 export class EntitiesModule {}

@@ -46,7 +46,7 @@ export class KgPlanningRepository {
     let filter = 'TRUE';
     if (scope.kind === 'cluster') {
       params.push(scope.cluster);
-      filter = `EXISTS (SELECT 1 FROM unnest(p.clusters) c WHERE c = $3 OR c LIKE $3 || '/%')`;
+      filter = `EXISTS (SELECT 1 FROM unnest(kurate_policy_clusters(p.clusters)) c WHERE c = $3 OR c LIKE $3 || '/%')`;
     } else if (scope.kind === 'page') {
       params.push(scope.slug);
       filter = 'p.slug = $3';
@@ -92,7 +92,7 @@ export class KgPlanningRepository {
   /** Does any live page name this cluster (or one of its sub-clusters)? */
   async clusterExists(cluster: string): Promise<boolean> {
     const rows: { found: boolean }[] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM pages p WHERE p.deleted_at IS NULL AND EXISTS (SELECT 1 FROM unnest(p.clusters) c WHERE c = $1 OR c LIKE $1 || '/%')) AS found`,
+      `SELECT EXISTS (SELECT 1 FROM pages p WHERE p.deleted_at IS NULL AND EXISTS (SELECT 1 FROM unnest(kurate_policy_clusters(p.clusters)) c WHERE c = $1 OR c LIKE $1 || '/%')) AS found`,
       [cluster],
     );
     return rows[0].found;

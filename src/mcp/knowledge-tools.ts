@@ -85,6 +85,11 @@ export class KnowledgeTools {
           snippet: z.string(), score: z.number(), explain: z.record(z.string(), z.unknown()).optional(),
         })),
         didYouMean: z.array(linkedPage).describe('Titles resembling the query, when it finds few pages.'),
+        entity: z.object({
+          id: z.string(), name: z.string(), type: z.string(), aliases: z.array(z.string()), description: z.string(), url: z.string(),
+          related: z.array(z.object({ predicate: z.string(), direction: z.enum(['out', 'in']), entities: z.array(z.object({ id: z.string(), name: z.string(), type: z.string(), url: z.string() })) })),
+          pages: z.array(linkedPage), totalPages: z.number().int(),
+        }).nullable().describe('The approved entity the query names (most of its words), on the first page: its type, other names, a line about it, related entities by predicate and its pages. Null: none.'),
         ...pagingOutput,
       },
     }, async ({ query, explain, cursor, limit }) => {
@@ -102,6 +107,14 @@ export class KnowledgeTools {
           ...(hit.explain ? { explain: { ...hit.explain } } : {}),
         })),
         didYouMean: result.didYouMean.map((t) => ({ slug: t.slug, title: t.title, url: urls.page(t.slug) })),
+        entity: result.entity
+          ? {
+              ...result.entity,
+              url: urls.entity(result.entity.id),
+              related: result.entity.related.map((r) => ({ ...r, entities: r.entities.map((e) => ({ ...e, url: urls.entity(e.id) })) })),
+              pages: result.entity.pages.map((p) => ({ slug: p.slug, title: p.title, url: urls.page(p.slug) })),
+            }
+          : null,
         total: result.total,
         nextCursor: nextCursor(list, start, result.hits.length, result.total),
       };

@@ -41,9 +41,10 @@ export interface FullTextHit {
   rank: number;
 }
 
+// Titles, aliases and tags whole and by the parts of tokens like `Folder/Name` (kurate_search_names, migration 0010).
 const SEARCH_VECTOR = `
-  setweight(to_tsvector('english', $2), 'A') ||
-  setweight(to_tsvector('english', array_to_string($8::text[] || $7::text[], ' ')), 'B') ||
+  setweight(to_tsvector('english', kurate_search_names($2)), 'A') ||
+  setweight(to_tsvector('english', kurate_search_names(array_to_string($8::text[] || $7::text[], ' '))), 'B') ||
   setweight(to_tsvector('english', $14), 'C')`;
 
 // Snippets come from the Markdown, not the YAML block at the top.

@@ -16,3 +16,14 @@ export function clusterAncestry(cluster: string): string[] {
 export function isWithinCluster(cluster: string, root: string): boolean {
   return cluster === root || cluster.startsWith(`${root}/`);
 }
+
+/**
+ * The cluster of pages in no cluster (a vault's root), so that the inclusion policy can include them like any other.
+ * SQL reads it through kurate_policy_clusters (migrations/0013_root_cluster.sql).
+ */
+export const ROOT_CLUSTER = 'root';
+
+/** A page's clusters as the inclusion policy sees them: its own, or the root cluster when it has none. */
+export function policyClusters(clusters: readonly string[]): readonly string[] {
+  return clusters.length > 0 ? clusters : [ROOT_CLUSTER];
+}

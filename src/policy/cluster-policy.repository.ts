@@ -104,9 +104,9 @@ export class ClusterPolicyRepository {
   async pageCountsByCluster(): Promise<ClusterPageCounts[]> {
     const rows: CountRow[] = await this.dataSource.query(
       `WITH named AS (
-         SELECT p.id, p.deleted_at, c AS cluster, true AS direct FROM pages p, unnest(p.clusters) c
+         SELECT p.id, p.deleted_at, c AS cluster, true AS direct FROM pages p, unnest(kurate_policy_clusters(p.clusters)) c
          UNION ALL
-         SELECT p.id, p.deleted_at, split_part(c, '/', 1), false FROM pages p, unnest(p.clusters) c WHERE position('/' in c) > 0)
+         SELECT p.id, p.deleted_at, split_part(c, '/', 1), false FROM pages p, unnest(kurate_policy_clusters(p.clusters)) c WHERE position('/' in c) > 0)
        SELECT n.cluster,
               count(DISTINCT n.id) FILTER (WHERE n.deleted_at IS NULL)::int AS pages,
               count(DISTINCT x.page_id) FILTER (WHERE n.deleted_at IS NULL)::int AS excluded_pages,
@@ -126,9 +126,9 @@ export class ClusterPolicyRepository {
               count(*) FILTER (WHERE n.deleted_at IS NULL)::int AS pages,
               count(x.page_id) FILTER (WHERE n.deleted_at IS NULL)::int AS excluded_pages,
               count(*) FILTER (WHERE n.deleted_at IS NOT NULL)::int AS trashed_pages,
-              coalesce(bool_or($1 = ANY(n.clusters) AND n.deleted_at IS NULL), false) AS named_directly
+              coalesce(bool_or($1 = ANY(kurate_policy_clusters(n.clusters)) AND n.deleted_at IS NULL), false) AS named_directly
          FROM pages n LEFT JOIN kg_excluded_pages x ON x.page_id = n.id
-        WHERE EXISTS (SELECT 1 FROM unnest(n.clusters) c WHERE c = $1 OR left(c, length($1) + 1) = $1 || '/')
+        WHERE EXISTS (SELECT 1 FROM unnest(kurate_policy_clusters(n.clusters)) c WHERE c = $1 OR left(c, length($1) + 1) = $1 || '/')
        HAVING count(*) > 0`,
       [cluster],
     );

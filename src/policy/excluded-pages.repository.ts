@@ -92,7 +92,7 @@ export class ExcludedPagesRepository {
     let filter = options.afterId === null ? '$2::uuid IS NULL' : 'p.id > $2::uuid';
     if (scope.kind === 'cluster') {
       params.push(scope.cluster);
-      filter += ` AND EXISTS (SELECT 1 FROM unnest(p.clusters) c WHERE c = $4 OR left(c, length($4) + 1) = $4 || '/')`;
+      filter += ` AND EXISTS (SELECT 1 FROM unnest(kurate_policy_clusters(p.clusters)) c WHERE c = $4 OR left(c, length($4) + 1) = $4 || '/')`;
     } else if (scope.kind === 'page') {
       params.push(scope.pageId);
       filter += ' AND p.id = $4::uuid';
@@ -148,7 +148,7 @@ const DECISION_SQL = (filter: string) => `
   , resolved AS (
     SELECT t.id, c.ord, r.cluster AS policy_cluster, r.action
       FROM target t
-      CROSS JOIN LATERAL unnest(t.clusters) WITH ORDINALITY AS c(name, ord)
+      CROSS JOIN LATERAL unnest(kurate_policy_clusters(t.clusters)) WITH ORDINALITY AS c(name, ord)
       CROSS JOIN LATERAL (
         SELECT k.cluster, k.action FROM kg_cluster_policy k
          WHERE k.cluster IN (c.name, split_part(c.name, '/', 1))

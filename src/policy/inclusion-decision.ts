@@ -1,4 +1,4 @@
-import { clusterAncestry } from './cluster-path.js';
+import { clusterAncestry, policyClusters, ROOT_CLUSTER } from './cluster-path.js';
 import type { PolicyAction } from './kg-cluster-policy.entity.js';
 
 /** Why a page may not feed the knowledge graph. `page_override` and `cluster_policy` can also explain an inclusion. */
@@ -49,6 +49,7 @@ export interface InclusionDecision {
  * 4. the clusters' policy rows, the most specific ancestor of each cluster first (`a/b` before `a`); with several
  *    clusters any exclude wins (fail closed), otherwise any include includes;
  * 5. no row → excluded (default-exclude).
+ * A page in no cluster counts as in the cluster `root` (ROOT_CLUSTER).
  * The same rule runs in SQL for reconciliation (excluded-pages.repository.ts); an e2e test holds the two together.
  */
 export function decideInclusion(
@@ -76,7 +77,8 @@ export function decideInclusion(
     return { included: true, reason: 'page_override', explanation: 'included: its frontmatter says `kg_include: true`' };
   }
 
-  const clusters = [...new Set(page.clusters)];
+  // A page in no cluster is in the root cluster, which a policy row can include like any other.
+  const clusters = [...new Set(policyClusters(page.clusters))];
   const applicable = clusters
     .map((cluster) => ({ cluster, policy: mostSpecificPolicy(cluster, policies) }))
     .filter((entry): entry is { cluster: string; policy: PolicyFacts } => entry.policy !== undefined);
@@ -103,8 +105,8 @@ export function decideInclusion(
     };
   }
   const why =
-    clusters.length === 0
-      ? 'the page has no cluster'
+    page.clusters.length === 0
+      ? `the page has no cluster, and no policy covers the root cluster ${code(ROOT_CLUSTER)}`
       : `no policy covers ${clusters.length === 1 ? 'cluster' : 'clusters'} ${clusters.map(code).join(', ')}`;
   return { included: false, reason: 'default', explanation: `excluded: ${why} (the default is exclude)` };
 }

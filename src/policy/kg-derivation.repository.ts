@@ -21,7 +21,7 @@ export interface VisibilityChange {
 
 // The pages of a cluster and its sub-clusters ($1), live or in the trash.
 const CLUSTER_PAGES = `SELECT p.id FROM pages p
-  WHERE EXISTS (SELECT 1 FROM unnest(p.clusters) c WHERE c = $1 OR left(c, length($1) + 1) = $1 || '/')`;
+  WHERE EXISTS (SELECT 1 FROM unnest(kurate_policy_clusters(p.clusters)) c WHERE c = $1 OR left(c, length($1) + 1) = $1 || '/')`;
 
 /**
  * SQL over the knowledge-graph tables for the policy's soft and hard exclude: what a change would hide or reveal,

@@ -104,3 +104,80 @@ export function rankPagesByEntities(mentions: readonly EntityMention[], reached:
     .map(([pageId, p]) => ({ pageId, score: p.score, nodeIds: [...p.nodeIds] }))
     .sort((a, b) => b.score - a.score || (a.pageId < b.pageId ? -1 : 1));
 }
+
+/** One approved edge as seen from one end: the in-process neighbour lists (src/search/search-names.service.ts). */
+export interface NeighbourEdge {
+  nodeId: string;
+  kind: 'typed' | 'co_mention';
+  predicate: string;
+  /** Typed: the best confidence it was approved at. Co-mention: its informativeness (normalised PMI, 0–1). */
+  strength: number;
+}
+
+/**
+ * How much a typed relation passes on, by predicate: `related_to` says least (the built-in extractor's only
+ * predicate, from sharing a sentence); a definition or a part says most.
+ */
+export const PREDICATE_WEIGHTS: Readonly<Record<string, number>> = {
+  related_to: 0.5,
+  is_a: 1,
+  part_of: 1,
+  alternative_to: 1,
+  replaces: 0.9,
+  implements: 0.9,
+  extends: 0.9,
+  describes: 0.8,
+  uses: 0.8,
+  requires: 0.8,
+  enables: 0.8,
+};
+const OTHER_PREDICATE = 0.7;
+
+/** How much of the proximity one edge passes on. */
+export function neighbourStrength(edge: NeighbourEdge): number {
+  if (edge.kind === 'typed') return (PREDICATE_WEIGHTS[edge.predicate] ?? OTHER_PREDICATE) * Math.min(1, Math.max(0, edge.strength));
+  return CO_MENTION_STRENGTH * Math.min(1, Math.max(0, edge.strength));
+}
+
+/**
+ * Normalised pointwise mutual information of two entities mentioned together in `shared` of `total` chunks, one in
+ * `a` chunks and the other in `b`: 1 when they only ever appear together, 0 when no more often than by chance (or
+ * less). Two hubs that share many chunks by sheer frequency score low; two rare names that always go together, high.
+ */
+export function coMentionInformativeness(shared: number, a: number, b: number, total: number): number {
+  if (shared <= 0 || a <= 0 || b <= 0 || total <= 0) return 0;
+  const pab = Math.min(1, shared / total);
+  if (pab >= 1) return 1;
+  const pmi = Math.log(pab / ((Math.min(total, a) / total) * (Math.min(total, b) / total)));
+  return Math.max(0, Math.min(1, pmi / -Math.log(pab)));
+}
+
+/**
+ * From the entities the query names, up to `maxHops` over the in-process neighbour lists: each hop keeps
+ * HOP_DECAY of the proximity times the edge's strength; at most `frontierLimit` entities are walked on from per
+ * hop (the closest), so a hub cannot pull in the whole graph. No database work: the lists are kept per process.
+ */
+export function walkNeighbours(
+  seeds: ReadonlyMap<string, number>,
+  neighbours: ReadonlyMap<string, readonly NeighbourEdge[]>,
+  maxHops: number,
+  frontierLimit = FRONTIER_LIMIT,
+): Map<string, EntityReach> {
+  const reached = new Map<string, EntityReach>([...seeds].map(([id, proximity]) => [id, { proximity, hops: 0, fromId: id }]));
+  let frontier = [...seeds.keys()];
+  for (let hops = 1; hops <= maxHops && frontier.length > 0; hops++) {
+    const found = new Map<string, EntityReach>();
+    for (const from of frontier) {
+      const origin = reached.get(from)!;
+      for (const edge of neighbours.get(from) ?? []) {
+        if (reached.has(edge.nodeId)) continue;
+        const proximity = origin.proximity * HOP_DECAY * neighbourStrength(edge);
+        const current = found.get(edge.nodeId);
+        if (proximity > 0 && (!current || proximity > current.proximity)) found.set(edge.nodeId, { proximity, hops, fromId: origin.fromId });
+      }
+    }
+    for (const [id, reach] of found) reached.set(id, reach);
+    frontier = closestFirst(found, frontierLimit);
+  }
+  return reached;
+}

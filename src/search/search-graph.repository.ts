@@ -114,6 +114,22 @@ export class SearchGraphRepository {
     return { mentions: rows.map(({ totalPages: _t, ...m }) => m), totalPages: rows[0]?.totalPages ?? 0 };
   }
 
+  /**
+   * Which of these pages mention which of these entities (visible chunks only unless `includeExcluded`): read from
+   * the pages' chunks (a few per page), never from an entity's mention list (a hub's runs to thousands).
+   */
+  mentionsInPages(pageIds: string[], nodeIds: string[], includeExcluded: boolean): Promise<{ pageId: string; nodeId: string }[]> {
+    if (pageIds.length === 0 || nodeIds.length === 0) return Promise.resolve([]);
+    const visible = includeExcluded ? 'true' : 'NOT EXISTS (SELECT 1 FROM kg_excluded_pages x WHERE x.page_id = c.page_id)';
+    return withoutJit(
+      this.dataSource,
+      `SELECT DISTINCT c.page_id AS "pageId", m.node_id::text AS "nodeId"
+         FROM kg_content_chunks c JOIN kg_mentions m ON m.chunk_id = c.id
+        WHERE c.page_id = ANY ($1::uuid[]) AND m.node_id = ANY ($2::bigint[]) AND ${visible}`,
+      [pageIds, nodeIds],
+    );
+  }
+
   /** Approved entities the pages mention, the ones on most of these pages first. */
   entitiesOfPages(pageIds: string[], limit: number, includeExcluded: boolean): Promise<{ nodeId: string; pages: number }[]> {
     if (pageIds.length === 0) return Promise.resolve([]);

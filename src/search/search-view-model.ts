@@ -14,6 +14,7 @@ export function whyLines(hit: SearchHit): string[] {
     if (r) lines.push(`#${r.rank} by ${LIST_LABELS[list]} (score ${r.score}).`);
   }
   if (e.linkedFrom.length > 0) lines.push(`Linked from result${e.linkedFrom.length === 1 ? '' : 's'} ${e.linkedFrom.map((r) => `#${r}`).join(', ')}: the answer may sit one link away.`);
+  if (e.namedBy) lines.push(`The search names it: “${e.namedBy}”.`);
   if (e.terms.length > 0) lines.push(`Matched words: ${e.terms.map((t) => `${t.term} (+${t.contribution})`).join(', ')}.`);
   if (e.entities.length > 0) {
     lines.push(`Mentions: ${e.entities.map((x) => `${x.name} (${x.type}, ${x.hops === 0 ? 'named in the search' : `${x.hops} hop${x.hops === 1 ? '' : 's'} away`})`).join(', ')}.`);
@@ -42,6 +43,9 @@ export function searchPageModel(result: SearchResult, pages: Pager | null) {
       why: whyLines(hit),
     })),
     relatedEntities: result.relatedEntities,
+    entity: result.entity
+      ? { ...result.entity, related: result.entity.related.map((r) => ({ ...r, label: r.direction === 'out' ? r.predicate.replace(/_/g, ' ') : `${r.predicate.replace(/_/g, ' ')} (from)` })) }
+      : null,
     total: result.total,
     page: result.page,
     firstRank: (result.page - 1) * result.perPage + 1,

@@ -59,7 +59,8 @@ class SearchListsDto {
 }
 
 class SearchTermDto {
-  @ApiProperty({ description: 'A stemmed query word (PostgreSQL lexeme).' }) term: string;
+  @ApiProperty({ description: 'The reader\'s word that matched (or the other name of something the query names, searched for too).' }) term: string;
+  @ApiProperty({ description: 'Its stem (PostgreSQL lexeme).' }) lexeme: string;
   @ApiProperty() contribution: number;
 }
 
@@ -78,6 +79,7 @@ class SearchExplanationDto {
   @ApiProperty() rank: number;
   @ApiProperty({ type: SearchListsDto }) lists: SearchListsDto;
   @ApiProperty({ type: [SearchTermDto] }) terms: SearchTermDto[];
+  @ApiProperty({ type: String, nullable: true, description: 'The query\'s words that name this page (its title or an alias, or an approved entity bearing its name).' }) namedBy: string | null;
   @ApiProperty({ type: [Number], description: 'For a page in a linked slot: the ranks of the best hits that link to it.' }) linkedFrom: number[];
   @ApiProperty({ type: [SearchExplainEntityDto] }) entities: SearchExplainEntityDto[];
 }
@@ -111,6 +113,37 @@ class RelatedEntityDto {
   @ApiProperty({ description: 'The entity’s reader page, /entities/<id>.' }) url: string;
 }
 
+class EntityCardRefDto {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+  @ApiProperty() type: string;
+  @ApiProperty() url: string;
+}
+
+class EntityCardRelatedDto {
+  @ApiProperty() predicate: string;
+  @ApiProperty({ enum: ['out', 'in'], description: 'out: this entity → them; in: them → this entity.' }) direction: string;
+  @ApiProperty({ type: [EntityCardRefDto] }) entities: EntityCardRefDto[];
+}
+
+class EntityCardPageDto {
+  @ApiProperty() slug: string;
+  @ApiProperty() title: string;
+  @ApiProperty() url: string;
+}
+
+class EntityCardDto {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+  @ApiProperty() type: string;
+  @ApiProperty({ type: [String] }) aliases: string[];
+  @ApiProperty({ description: 'One line: the entity\'s description, else the first passage that mentions it.' }) description: string;
+  @ApiProperty({ description: 'The entity\'s reader page, /entities/<id>.' }) url: string;
+  @ApiProperty({ type: [EntityCardRelatedDto] }) related: EntityCardRelatedDto[];
+  @ApiProperty({ type: [EntityCardPageDto], description: 'The pages that mention it most.' }) pages: EntityCardPageDto[];
+  @ApiProperty() totalPages: number;
+}
+
 class SearchNoticeDto {
   @ApiProperty({ enum: ['vector-unavailable'] }) code: string;
   @ApiProperty() message: string;
@@ -133,4 +166,5 @@ export class SearchResultDto {
   @ApiProperty({ enum: ['lexical', 'vector', 'graph'], isArray: true, description: 'The lists that ranked this query.' }) lists: string[];
   @ApiProperty({ type: [SearchNoticeDto], description: 'E.g. vector-unavailable: the embedder failed and the results use words and the graph only.' }) notices: SearchNoticeDto[];
   @ApiProperty({ type: SearchFiltersDto }) filters: SearchFiltersDto;
+  @ApiProperty({ type: EntityCardDto, nullable: true, description: 'The approved entity the query names (most of its words), on the first page; null: none.' }) entity: EntityCardDto | null;
 }

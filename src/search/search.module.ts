@@ -1,16 +1,20 @@
 import { Module } from '@nestjs/common';
+import { EmbeddedPostgresModule } from '../db/database.module.js';
+import { EntitiesModule } from '../entities/entities.module.js';
 import { LlmModule } from '../llm/llm.module.js';
 import { SearchApiController } from './search.api.controller.js';
 import { SearchGraphRepository } from './search-graph.repository.js';
+import { SearchNamesRepository } from './search-names.repository.js';
+import { SearchNamesService } from './search-names.service.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository } from './search.repository.js';
 import { SearchService } from './search.service.js';
 import { SearchWebController } from './search.web.controller.js';
 
 @Module({
-  imports: [LlmModule],
+  imports: [LlmModule, EmbeddedPostgresModule, EntitiesModule],
   controllers: [SearchApiController, SearchWebController],
-  providers: [SearchService, SearchRepository, SearchVectorRepository, SearchGraphRepository],
-  exports: [SearchService],
+  providers: [SearchService, SearchRepository, SearchVectorRepository, SearchGraphRepository, SearchNamesRepository, SearchNamesService],
+  exports: [SearchService, SearchNamesService],
 })
 export class SearchModule {}

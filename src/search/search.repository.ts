@@ -110,8 +110,8 @@ export class SearchRepository {
    * over all terms. A page outside the heads, or ranked low by them, could in principle be missed (WAND-like
    * engines make the same trade); with filters, every matching page is a candidate and scored exactly.
    */
-  async lexicalSearch(words: string, excluded: string, limit: number, filters: SearchFilters = {}, settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER): Promise<{ hits: LexicalHit[]; total: number }> {
-    const filter = pageFilterSql(filters, 9);
+  async lexicalSearch(words: string, excluded: string, limit: number, filters: SearchFilters = {}, settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER, expansion: { words: string; weight: number } = { words: '', weight: 0 }): Promise<{ hits: LexicalHit[]; total: number }> {
+    const filter = pageFilterSql(filters, 11);
     // With filters every matching page is a candidate; without, each term's head, and the best of those re-scored.
     const candidates = filter.params.length
       ? `SELECT DISTINCT d.page_id FROM idf i JOIN page_search_terms d ON d.lexeme = i.lexeme
@@ -124,11 +124,15 @@ export class SearchRepository {
           GROUP BY h.page_id ORDER BY sum(x.contribution) DESC LIMIT 2 * $3::int`;
     const rows = await withoutJit<(LexicalHit & { total: number })[]>(
       this.dataSource,
-      `WITH terms AS MATERIALIZED (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $1)) u),
+      `WITH terms AS MATERIALIZED (
+              SELECT x.lexeme, max(x.w) AS w FROM (
+                SELECT u.lexeme, 1.0::float8 AS w FROM unnest(to_tsvector('english', $1)) u
+                UNION ALL SELECT u.lexeme, $10::float8 FROM unnest(to_tsvector('english', $9)) u WHERE $10::float8 > 0) x
+               GROUP BY x.lexeme),
             unwanted AS MATERIALIZED (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $2)) u),
             corpus AS MATERIALIZED (SELECT count(*) AS n, greatest(avg(length), 1) AS avgdl FROM page_search_stats),
             idf AS MATERIALIZED (
-              SELECT t.lexeme, ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf
+              SELECT t.lexeme, t.w * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf
                 FROM terms t, corpus c,
                      LATERAL (SELECT count(*) AS df FROM page_search_terms d WHERE d.lexeme = t.lexeme) df),
             candidates AS MATERIALIZED (${candidates}),
@@ -147,9 +151,23 @@ export class SearchRepository {
                    AND ${withoutUnwanted('d.page_id')})`}::int AS total
          FROM scored s
         ORDER BY s.score DESC, s.page_id`,
-      [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), ...filter.params],
+      [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), expansion.words, expansion.weight, ...filter.params],
     );
     return { hits: rows.map(({ total: _total, ...hit }) => hit), total: rows[0]?.total ?? 0 };
+  }
+
+  /**
+   * Which of the reader's words each lexeme comes from (the first word that gives it), so that "why this result"
+   * shows `configuring`, not `configur`.
+   */
+  async wordsOfLexemes(words: string[]): Promise<Map<string, string>> {
+    if (words.length === 0) return new Map();
+    const rows: { lexeme: string; word: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT ON (u.lexeme) u.lexeme, t.word FROM unnest($1::text[]) WITH ORDINALITY t(word, i)
+         CROSS JOIN LATERAL unnest(to_tsvector('english', t.word)) u ORDER BY u.lexeme, t.i`,
+      [words],
+    );
+    return new Map(rows.map((r) => [r.lexeme, r.word]));
   }
 
   /** Live page ids that hold one of the `-excluded` words (they leave every list, not only the lexical one). */

@@ -4,10 +4,14 @@ import type { SearchConfig } from '../config/search-config.js';
 import { EMBEDDER, type Embedder } from '../embedders/embedder.js';
 import { passageHref } from '../pages/evidence.js';
 import { entityHref, searchHref } from '../web/reader-urls.js';
-import { closestFirst, nextHop, queryWindows, rankPagesByEntities, type EntityReach } from './graph-proximity.js';
+import { EntityReaderService, type EntityReading } from '../entities/entity-reader.service.js';
+import { rankPagesByEntities, walkNeighbours, type EntityReach } from './graph-proximity.js';
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
 import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';
+import { understandQuery, type QueryUnderstanding } from './query-names.js';
+import { blendNamed, keepInTop, withGraphBonus } from './query-ranking.js';
 import { parseSearchQuery } from './search-query.js';
+import { SearchNamesService, type SearchKnowledge } from './search-names.service.js';
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';
@@ -46,8 +50,13 @@ export interface SearchHitExplanation {
     vector: { rank: number; score: number } | null;
     graph: { rank: number; score: number } | null;
   };
-  /** Matched query terms and what each added to the lexical score (they add up to `lists.lexical.score`). */
-  terms: { term: string; contribution: number }[];
+  /**
+   * Matched query terms and what each added to the lexical score (they add up to `lists.lexical.score`): `term` is
+   * the reader's word (or the other name of something the query names, for an expansion), `lexeme` its stem.
+   */
+  terms: { term: string; lexeme: string; contribution: number }[];
+  /** The query's words that name this page (its title or an alias, or an entity whose name it bears); null: none. */
+  namedBy: string | null;
   /** For a page in a linked slot: the ranks of the best hits that link to it. */
   linkedFrom: number[];
   /** Entities this page mentions that the graph reached from the query, with their distance in hops (0: named by it). */
@@ -72,6 +81,23 @@ export interface RelatedEntity {
   url: string;
 }
 
+/** The approved entity a query names, shown above the results: what the knowledge graph knows of it. */
+export interface EntityCard {
+  id: string;
+  name: string;
+  type: string;
+  aliases: string[];
+  /** One line: the entity's description, else the first passage that mentions it. */
+  description: string;
+  /** The entity's reader page. */
+  url: string;
+  /** Related entities, grouped by predicate (`out`: this entity → them; `in`: them → this entity). */
+  related: { predicate: string; direction: 'out' | 'in'; entities: { id: string; name: string; type: string; url: string }[] }[];
+  /** The pages that mention it most, and how many there are. */
+  pages: { slug: string; title: string; url: string }[];
+  totalPages: number;
+}
+
 export interface SearchNotice {
   code: 'vector-unavailable';
   message: string;
@@ -92,6 +118,8 @@ export interface SearchResult {
   /** Something the reader should know about these results, e.g. that meaning-based search was unavailable. */
   notices: SearchNotice[];
   filters: SearchFilters;
+  /** The approved entity the query names (most of its words), on the first page of results; null: none. */
+  entity: EntityCard | null;
 }
 
 export interface SearchOptions {
@@ -103,6 +131,9 @@ export interface SearchOptions {
   weights?: Partial<SearchConfig['weights']>;
   /** Overrides the configured number of slots for pages the best hits link to. */
   linkedSlots?: number;
+  /** Overrides how much naming a page's title or alias lifts it, and the weight of the other names searched for (0: off). */
+  namedBoost?: number;
+  expansionWeight?: number;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -113,7 +144,8 @@ const SUGGESTIONS = 3;
 // Chunks read per page the vector list may rank (several chunks of one page are common).
 const CHUNKS_PER_PAGE = 3;
 const RELATED_ENTITIES = 8;
-const NAMED_BY_EMBEDDING = 5;
+// The graph signal looks for at most this many of the entities closest to the query in the candidate pages.
+const GRAPH_ENTITIES = 500;
 // The deepest result a reader can page to: lexical hits beyond the fused head are read in one window.
 const DEEPEST_RESULT = 1000;
 // Linked slots take pages linked from this many best hits, and only pages not already among the first ten.
@@ -136,7 +168,6 @@ const pageUrl = (slug: string) => `/page/${encodeURIComponent(slug)}`;
 interface GraphList {
   ranked: { pageId: string; score: number; nodeIds: string[] }[];
   reached: Map<string, EntityReach>;
-  seeds: EntityName[];
 }
 
 /**
@@ -154,6 +185,8 @@ export class SearchService implements OnApplicationBootstrap {
     private readonly repository: SearchRepository,
     private readonly vectors: SearchVectorRepository,
     private readonly graph: SearchGraphRepository,
+    private readonly names: SearchNamesService,
+    private readonly entities: EntityReaderService,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     config: KurateConfig,
   ) {
@@ -188,27 +221,46 @@ export class SearchService implements OnApplicationBootstrap {
     const filters = cleanFilters(options.filters);
     const weights = { ...this.config.weights, ...options.weights };
     const includeExcluded = options.includeExcluded === true;
-    const empty: SearchResult = { query: q, hits: [], total: 0, page, perPage, didYouMean: [], relatedEntities: [], lists: [], notices: [], filters };
+    const empty: SearchResult = { query: q, hits: [], total: 0, page, perPage, didYouMean: [], relatedEntities: [], lists: [], notices: [], filters, entity: null };
     if (!q) return empty;
-    const { words, excluded } = parseSearchQuery(q);
+    const { words, excluded, readerWords } = parseSearchQuery(q);
     if (!words) return empty;
     const { topN } = this.config;
     const offset = (page - 1) * perPage;
     const lexicalWindow = Math.min(Math.max(topN, offset + perPage), DEEPEST_RESULT);
     const notices: SearchNotice[] = [];
+    const namedBoost = options.namedBoost ?? this.config.namedBoost;
+    const expansionWeight = options.expansionWeight ?? this.config.expansionWeight;
 
-    const lexical = weights.lexical > 0 ? await this.repository.lexicalSearch(words, excluded, lexicalWindow, filters) : { hits: [], total: 0 };
+    // What the query names (pages by title or alias, approved entities), from the in-process dictionary.
+    const knowledge = await this.names.knowledge(includeExcluded);
+    const understanding = understandQuery(knowledge.dictionary, readerWords.join(' '));
+    const expansion = expansionWeight > 0 ? { words: understanding.expansion.join(' '), weight: expansionWeight } : undefined;
+    const lexicalRaw = weights.lexical > 0 ? await this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansion) : { hits: [], total: 0 };
+    const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters) : new Map<string, number>();
+    let blended = blendNamed(lexicalRaw.hits, named, namedBoost);
+    // The pages the query names that lead the words' ranking: no other list may push them out of the first three.
+    const protectedTop = blended.slice(0, 3).filter((b) => b.named > 0).map((b) => b.pageId);
+    // The approved graph: the best candidates that mention the query's entities or their close neighbours move up.
+    const graph = weights.graph > 0 && understanding.entities.length > 0 ? await this.graphSignal(understanding, knowledge, blended.slice(0, topN).map((b) => b.pageId), includeExcluded) : null;
+    if (graph) blended = withGraphBonus(blended, graph.ranked, weights.graph);
+    const rawById = new Map(lexicalRaw.hits.map((h) => [h.pageId, h]));
+    const lexical = {
+      hits: blended.map((b): LexicalHit => ({ pageId: b.pageId, score: b.lexical, terms: rawById.get(b.pageId)?.terms ?? [] })),
+      total: lexicalRaw.total + blended.filter((b) => !rawById.has(b.pageId)).length,
+    };
+
     // No word matched: meaning-based search answers even when its weight is 0 (a question never comes back empty).
     if (weights.vector === 0 && weights.lexical > 0 && lexical.total === 0 && this.config.vectorFallback && options.weights?.vector === undefined) weights.vector = 1;
-    const queryVector = weights.vector > 0 || weights.graph > 0 ? await this.embedQuery(words, notices) : null;
+    const queryVector = weights.vector > 0 ? await this.embedQuery(words, notices) : null;
     const vector = weights.vector > 0 && queryVector ? await this.vectorList(queryVector, excluded, filters, includeExcluded) : null;
-    const graph = weights.graph > 0 ? await this.graphList(words, queryVector, excluded, filters, includeExcluded) : null;
 
     const lists: RankedList[] = [];
     if (weights.lexical > 0) lists.push({ list: 'lexical', weight: weights.lexical, keys: lexical.hits.map((h) => h.pageId) });
     if (vector) lists.push({ list: 'vector', weight: weights.vector, keys: vector.map((v) => v.pageId) });
-    if (graph) lists.push({ list: 'graph', weight: weights.graph, keys: graph.ranked.map((g) => g.pageId) });
-    const fused = fuseRankings(lists, { k: this.config.rrfK, topN });
+    const fusedRaw = fuseRankings(lists, { k: this.config.rrfK, topN });
+    const fusedById = new Map(fusedRaw.map((f) => [f.key, f]));
+    const fused = keepInTop(fusedRaw.map((f) => f.key), protectedTop).map((id) => fusedById.get(id) ?? { key: id, score: 0, ranks: {}, contributions: {} });
     // Below the fused head, the lexical ranking continues (pages that matched words but ranked below N).
     const inHead = new Set(fused.map((f) => f.key));
     let ranking: FusedItem[] = [...fused, ...lexical.hits.filter((h) => !inHead.has(h.pageId)).map((h) => ({ key: h.pageId, score: 0, ranks: {}, contributions: {} }))];
@@ -221,7 +273,9 @@ export class SearchService implements OnApplicationBootstrap {
       const ids = ranking.map((r) => r.key);
       const candidates = linkedCandidates(ids, await this.repository.linksFrom(ids.slice(0, LINKING_HITS), filters), LINKING_HITS, LINKED_WINDOW);
       const unwanted = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), excluded);
-      const kept = candidates.filter((c) => !unwanted.has(c.pageId)).slice(0, slots);
+      // Only pages that share a word with the query (or its expansion) or that it names: a link alone is no answer.
+      const related = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), [words, expansion?.words ?? ''].join(' '));
+      const kept = candidates.filter((c) => !unwanted.has(c.pageId) && (related.has(c.pageId) || named.has(c.pageId))).slice(0, slots);
       for (const c of kept) linkedFrom.set(c.pageId, c.linkedFrom);
       const byId = new Map(ranking.map((r) => [r.key, r]));
       ranking = withLinkedSlots(ids, kept, slots).map((id) => byId.get(id) ?? { key: id, score: 0, ranks: {}, contributions: {} });
@@ -234,6 +288,7 @@ export class SearchService implements OnApplicationBootstrap {
     const graphById = new Map((graph?.ranked ?? []).map((g, i) => [g.pageId, { ...g, rank: i + 1 }]));
     const cards = await this.repository.pageCards(shown.map((item) => ({ pageId: item.key, chunkId: vectorById.get(item.key)?.bestChunk.chunkId ?? null })), words, includeExcluded);
     const entityNames = options.explain && graph ? await this.namesOf(shown.flatMap((item) => graphById.get(item.key)?.nodeIds ?? [])) : new Map<string, EntityName>();
+    const wordOf = options.explain ? await this.repository.wordsOfLexemes([...readerWords, ...understanding.expansion]) : new Map<string, string>();
 
     let hits: SearchHit[] = cards.map((card, i) => {
       const item = shown[i];
@@ -262,7 +317,8 @@ export class SearchService implements OnApplicationBootstrap {
             vector: vec ? { rank: vec.rank, score: round(vec.score) } : null,
             graph: gr ? { rank: gr.rank, score: round(gr.score) } : null,
           },
-          terms: lex?.hit.terms ?? [],
+          terms: (lex?.hit.terms ?? []).map((t) => ({ term: wordOf.get(t.term) ?? t.term, lexeme: t.term, contribution: t.contribution })),
+          namedBy: understanding.namedBy.get(item.key) ?? null,
           linkedFrom: linkedFrom.get(item.key) ?? [],
           entities: (gr?.nodeIds ?? [])
             .map((id) => ({ id, name: entityNames.get(id), hops: graph!.reached.get(id)!.hops }))
@@ -294,7 +350,7 @@ export class SearchService implements OnApplicationBootstrap {
           sectionUrl: pageUrl(s.slug),
           section: [],
           ...(options.explain
-            ? { explain: { source: 'fuzzy-title' as const, rank: i + 1, lists: { lexical: null, vector: null, graph: null }, terms: [], linkedFrom: [], entities: [] } }
+            ? { explain: { source: 'fuzzy-title' as const, rank: i + 1, lists: { lexical: null, vector: null, graph: null }, terms: [], namedBy: null, linkedFrom: [], entities: [] } }
             : {}),
         }));
         const fuzzySlugs = new Set(fuzzy.map((h) => h.slug));
@@ -312,11 +368,41 @@ export class SearchService implements OnApplicationBootstrap {
       perPage,
       hits,
       didYouMean,
-      relatedEntities: await this.relatedEntities(words, graph, shown.map((s) => s.key), includeExcluded),
-      lists: lists.map((l) => l.list),
+      relatedEntities: await this.relatedEntities(understanding, graph, shown.map((s) => s.key), includeExcluded),
+      lists: [...lists.map((l) => l.list), ...(graph ? (['graph'] as const) : [])],
       notices,
       filters,
+      entity: page === 1 ? await this.entityCard(understanding) : null,
     };
+  }
+
+  /**
+   * The pages the query names that are live, pass the filters and hold none of the `-excluded` words, with how
+   * strongly the query names each.
+   */
+  private async namedPages(understanding: QueryUnderstanding, excluded: string, filters: SearchFilters): Promise<Map<string, number>> {
+    const ids = [...understanding.namedPages.keys()];
+    if (ids.length === 0) return new Map();
+    const passing = await this.repository.pagesMatching(ids, filters);
+    const unwanted = await this.repository.pagesWithWords(ids, excluded);
+    return new Map([...understanding.namedPages].filter(([id]) => passing.has(id) && !unwanted.has(id)));
+  }
+
+  /**
+   * The card of the entity the query names, when a name of an approved, visible entity covers at least half of the
+   * query's content words (the query is about it, not merely mentioning it).
+   */
+  private async entityCard(understanding: QueryUnderstanding): Promise<EntityCard | null> {
+    const best = understanding.entities.filter((e) => e.coverage >= ENTITY_CARD_COVERAGE).sort((a, b) => b.coverage - a.coverage || (a.id < b.id ? -1 : 1))[0];
+    if (!best) return null;
+    let reading: EntityReading;
+    try {
+      reading = await this.entities.read(best.id);
+    } catch {
+      // Hidden from readers (the inclusion policy) or gone since the dictionary was read: no card.
+      return null;
+    }
+    return entityCardOf(reading);
   }
 
   /** Page titles for the search box as the reader types. */
@@ -346,37 +432,18 @@ export class SearchService implements OnApplicationBootstrap {
   }
 
   /**
-   * Entities the query names (a name or alias in a 1-3-word window, or an entity vector close to the query's), then
-   * a multi-source breadth-first walk over approved edges up to the configured hops; pages rank by the entities near
-   * the query that they mention.
+   * The graph signal: from the entities the query names, their approved neighbours one or two hops away (in-process
+   * lists kept current on approval, weighted by predicate, confidence and co-mention informativeness); the candidate
+   * pages that mention them rank by Σ proximity · rarity. Only the candidates: the graph reorders, it adds nothing.
    */
-  private async graphList(words: string, queryVector: number[] | null, excluded: string, filters: SearchFilters, includeExcluded: boolean): Promise<GraphList> {
-    const seeds = await this.queryEntities(words, queryVector, includeExcluded);
-    const reached = new Map<string, EntityReach>(seeds.map((s) => [s.nodeId, { proximity: s.proximity, hops: 0, fromId: s.nodeId }]));
-    let frontier = [...reached.keys()];
-    for (let hops = 1; hops <= this.config.graphMaxHops && frontier.length > 0; hops++) {
-      const found = nextHop(reached, frontier, await this.graph.edgesAround(frontier, includeExcluded), hops);
-      for (const [id, reach] of found) reached.set(id, reach);
-      frontier = closestFirst(found);
-    }
-    const { mentions, totalPages } = await this.graph.mentions([...reached.keys()], filters, includeExcluded);
-    const ranked = rankPagesByEntities(mentions, reached, totalPages);
-    const unwanted = await this.repository.pagesWithWords(ranked.map((r) => r.pageId), excluded);
-    return { ranked: ranked.filter((r) => !unwanted.has(r.pageId)), reached, seeds };
-  }
-
-  private async queryEntities(words: string, queryVector: number[] | null, includeExcluded: boolean): Promise<(EntityName & { proximity: number })[]> {
-    const named = await this.graph.entitiesNamed(queryWindows(words), includeExcluded);
-    const seeds = new Map(named.map((n) => [n.nodeId, { ...n, proximity: 1 }]));
-    if (queryVector) {
-      const close = await this.vectors.nearestEntities(this.embedder.model, queryVector, this.config.entitySimilarity, NAMED_BY_EMBEDDING, includeExcluded);
-      const names = await this.namesOf(close.map((c) => c.nodeId).filter((id) => !seeds.has(id)));
-      for (const c of close) {
-        const name = names.get(c.nodeId);
-        if (name && !seeds.has(c.nodeId)) seeds.set(c.nodeId, { ...name, proximity: c.similarity });
-      }
-    }
-    return [...seeds.values()];
+  private async graphSignal(understanding: QueryUnderstanding, knowledge: SearchKnowledge, candidates: string[], includeExcluded: boolean): Promise<GraphList> {
+    const seeds = new Map(understanding.entities.map((e) => [e.id, 1]));
+    const reached = walkNeighbours(seeds, knowledge.neighbours, this.config.graphMaxHops);
+    const closest = [...reached.entries()].sort((a, b) => b[1].proximity - a[1].proximity).slice(0, GRAPH_ENTITIES).map(([id]) => id);
+    const mentions = await this.graph.mentionsInPages(candidates, closest, includeExcluded);
+    const chunks = knowledge.entityChunks;
+    const ranked = rankPagesByEntities(mentions.map((m) => ({ ...m, pages: chunks.get(m.nodeId) ?? 1 })), reached, knowledge.totalChunks);
+    return { ranked, reached };
   }
 
   private async namesOf(ids: string[]): Promise<Map<string, EntityName>> {
@@ -388,10 +455,10 @@ export class SearchService implements OnApplicationBootstrap {
    * Beside the results: the entities the query names and (when the graph ran) their neighbours one hop away, then
    * the entities the results shown mention most.
    */
-  private async relatedEntities(words: string, graph: GraphList | null, shownPageIds: string[], includeExcluded: boolean): Promise<RelatedEntity[]> {
+  private async relatedEntities(understanding: QueryUnderstanding, graph: GraphList | null, shownPageIds: string[], includeExcluded: boolean): Promise<RelatedEntity[]> {
     const entries: { nodeId: string; hops: number | null; proximity: number }[] = graph
       ? [...graph.reached.entries()].filter(([, r]) => r.hops <= 1).map(([nodeId, r]) => ({ nodeId, hops: r.hops, proximity: r.proximity }))
-      : (await this.graph.entitiesNamed(queryWindows(words), includeExcluded)).map((n) => ({ nodeId: n.nodeId, hops: 0, proximity: 1 }));
+      : understanding.entities.map((e) => ({ nodeId: e.id, hops: 0, proximity: e.coverage }));
     entries.sort((a, b) => (a.hops ?? 9) - (b.hops ?? 9) || b.proximity - a.proximity || (a.nodeId < b.nodeId ? -1 : 1));
     const top = entries.slice(0, RELATED_ENTITIES);
     if (top.length < RELATED_ENTITIES) {
@@ -410,6 +477,38 @@ export class SearchService implements OnApplicationBootstrap {
 }
 
 const round = (x: number) => Math.round(x * 10_000) / 10_000;
+
+// An entity card shows when the entity's name covers at least this share of the query, with this much of it.
+const ENTITY_CARD_COVERAGE = 0.5;
+const CARD_RELATED_PER_PREDICATE = 5;
+const CARD_PAGES = 5;
+const CARD_DESCRIPTION = 200;
+
+/** The card of an entity from its reader view (the same data as /entities/:id). */
+export function entityCardOf(reading: EntityReading): EntityCard {
+  const { entity, relations, pages } = reading;
+  const related = new Map<string, EntityCard['related'][number]>();
+  for (const r of relations) {
+    const key = `${r.direction}\u0000${r.predicate}`;
+    let group = related.get(key);
+    if (!group) related.set(key, (group = { predicate: r.predicate, direction: r.direction, entities: [] }));
+    if (group.entities.length < CARD_RELATED_PER_PREDICATE) group.entities.push(r.entity);
+  }
+  const quote = pages.items[0]?.quote;
+  const evidence = quote ? `${quote.before}${quote.match}${quote.after}` : '';
+  const line = (entity.description.trim() || evidence).replace(/\s+/gu, ' ').trim();
+  return {
+    id: entity.id,
+    name: entity.name,
+    type: entity.type,
+    aliases: entity.aliases,
+    description: line.length > CARD_DESCRIPTION ? `${line.slice(0, CARD_DESCRIPTION - 1).trimEnd()}…` : line,
+    url: entity.url,
+    related: [...related.values()],
+    pages: pages.items.slice(0, CARD_PAGES).map((p) => ({ slug: p.slug, title: p.title, url: p.url })),
+    totalPages: pages.total,
+  };
+}
 
 function cleanFilters(filters: SearchFilters | undefined): SearchFilters {
   const out: SearchFilters = {};

@@ -141,7 +141,8 @@ describe('/admin/kg-policy REST API', () => {
       const res = await admin.get('/admin/kg-policy/clusters').expect(200);
       expect(res.body.reviewDays).toBe(90);
       const byName = Object.fromEntries(res.body.items.map((c: { cluster: string }) => [c.cluster, c]));
-      expect(Object.keys(byName)).toEqual(['archive', 'docs', 'personal', 'work', 'work/secret']);
+      // `root`: the page in no cluster (the root cluster, which a policy can include).
+      expect(Object.keys(byName)).toEqual(['archive', 'docs', 'personal', 'root', 'work', 'work/secret']);
       expect(byName.docs).toMatchObject({ pages: 2, excludedPages: 0, includedPages: 2, action: 'include', reason: 'public documentation', setBy: 'Ada Admin' });
       expect(byName.personal).toMatchObject({ pages: 3, excludedPages: 2, action: null, effectiveAction: 'default-exclude', reason: null, stale: false });
       expect(byName.work).toMatchObject({ pages: 2, excludedPages: 1, action: 'include' });
@@ -169,7 +170,7 @@ describe('/admin/kg-policy REST API', () => {
       const diary = await admin.get('/admin/kg-policy/explain/diary').expect(200);
       expect(diary.body).toMatchObject({ included: false, reason: 'default', explanation: 'excluded: no policy covers cluster `personal` (the default is exclude)' });
       const none = await admin.get('/admin/kg-policy/explain/no-cluster').expect(200);
-      expect(none.body.explanation).toBe('excluded: the page has no cluster (the default is exclude)');
+      expect(none.body.explanation).toBe('excluded: the page has no cluster, and no policy covers the root cluster `root` (the default is exclude)');
     });
 
     it('answers 404 for an unknown page and 400 for something that is not a slug', async () => {
@@ -180,11 +181,11 @@ describe('/admin/kg-policy REST API', () => {
 
     it('lists pending clusters: named by live pages, covered by no row of their own or their parent', async () => {
       const res = await admin.get('/admin/kg-policy/pending').expect(200);
-      expect(res.body.items).toEqual([{ cluster: 'personal', pages: 3 }]);
+      expect(res.body.items).toEqual([{ cluster: 'personal', pages: 3 }, { cluster: 'root', pages: 1 }]);
       // A parent that pages name only through a sub-cluster is not a pending decision of its own.
       await page('Lab Note', 'cluster: lab/x');
       const withLab = await admin.get('/admin/kg-policy/pending').expect(200);
-      expect(withLab.body.items).toEqual([{ cluster: 'lab/x', pages: 1 }, { cluster: 'personal', pages: 3 }]);
+      expect(withLab.body.items).toEqual([{ cluster: 'lab/x', pages: 1 }, { cluster: 'personal', pages: 3 }, { cluster: 'root', pages: 1 }]);
       await t.dataSource.query(`DELETE FROM pages WHERE slug = 'lab-note'`);
     });
   });
@@ -310,11 +311,11 @@ describe('/admin/kg-policy REST API', () => {
       expect(res.headers['content-type']).toMatch(/^text\/tab-separated-values/);
       const [header, ...lines] = res.text.trimEnd().split('\n');
       expect(header.split('\t')).toEqual(['cluster', 'pages', 'excluded', 'action', 'reason', 'set_by', 'set_at', 'reviewed_at', 'stale']);
-      expect(lines).toHaveLength(5);
+      expect(lines).toHaveLength(6);
       expect(lines.find((l) => l.startsWith('docs\t'))!.split('\t').slice(0, 6)).toEqual(['docs', '2', '0', 'include', 'public documentation', 'Ada Admin']);
       expect(lines.find((l) => l.startsWith('personal\t'))!.split('\t')[3]).toBe('(default exclude)');
       const pending = await admin.get('/admin/kg-policy/pending').set('Accept', 'text/tab-separated-values').expect(200);
-      expect(pending.text).toBe('cluster\tpages\npersonal\t3\n');
+      expect(pending.text).toBe('cluster\tpages\npersonal\t3\nroot\t1\n');
     });
 
     it('keeps JSON the default for */* and for errors', async () => {

@@ -37,7 +37,8 @@ describe('search with the Ollama embedder, up and down', () => {
   it('ranks by vector once the embedder answers, creating the index for its model and size on first use', async () => {
     expect(await count(t, `SELECT count(*) FROM kg_content_chunks WHERE embedding_model = $1 AND embedding_dims = 64`, [FAKE_OLLAMA_EMBED_MODEL])).toBeGreaterThanOrEqual(2);
     const res = await t.http.get('/api/search?q=starter%20flour').expect(200);
-    expect(res.body.lists).toEqual(['lexical', 'vector', 'graph']);
+    // The graph ranks only queries that name an approved entity; this one names none.
+    expect(res.body.lists).toEqual(['lexical', 'vector']);
     expect(res.body.notices).toEqual([]);
     expect(res.body.hits[0].slug).toBe('sourdough-starter');
     const name = SearchVectorRepository.indexName(FAKE_OLLAMA_EMBED_MODEL, 64);
@@ -49,7 +50,7 @@ describe('search with the Ollama embedder, up and down', () => {
     fake.enqueueEmbed(...failures(10));
     const res = await t.http.get('/api/search?q=starter%20flour').expect(200);
     expect(res.body.hits[0].slug).toBe('sourdough-starter');
-    expect(res.body.lists).toEqual(['lexical', 'graph']);
+    expect(res.body.lists).toEqual(['lexical']);
     expect(res.body.notices).toEqual([{ code: 'vector-unavailable', message: VECTOR_UNAVAILABLE }]);
     expect(fake.requestsTo('/api/embed').length).toBeGreaterThan(0);
     fake.reset();

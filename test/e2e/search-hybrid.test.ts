@@ -24,6 +24,10 @@ interface Body {
   lists: string[];
   notices: { code: string; message: string }[];
   relatedEntities: { name: string; hops: number | null }[];
+  entity: {
+    id: string; name: string; type: string; aliases: string[]; description: string; url: string; totalPages: number;
+    related: { predicate: string; direction: string; entities: { name: string }[] }[]; pages: { slug: string }[];
+  } | null;
 }
 
 /**
@@ -95,7 +99,8 @@ describe('hybrid search: lexical + vector + graph', () => {
   it('finds a page by meaning when no word matches (vector), with a deep link to the section', async () => {
     // "photographic" stems to `photograph`, the page's "photography" to `photographi`: no lexeme in common.
     const body = await search(reader, { q: 'photographic' });
-    expect(body.lists).toEqual(['lexical', 'vector', 'graph']);
+    // The query names no entity, so the graph had nothing to rank.
+    expect(body.lists).toEqual(['lexical', 'vector']);
     const hit = body.hits.find((h) => h.slug === 'camera-hobby')!;
     expect(hit.explain.lists.lexical).toBeNull();
     expect(hit.explain.lists.vector!.rank).toBe(1);
@@ -131,8 +136,9 @@ describe('hybrid search: lexical + vector + graph', () => {
     const irrigation = await kg.node({ name: 'Drip Irrigation', type: 'concept', aliases: ['trickle watering'], origin: 'extracted' });
     await kg.edge(zeiss, irrigation, 'related_to');
     await kg.mention(lenses.id, 'sig-irrigation', 'irrigation', irrigation);
-    // The query names Zeiss Optics; no page says it, but Watering Schedule mentions an entity one edge away.
-    const body = await search(reader, { q: 'zeiss optics' });
+    // The query names Zeiss Optics; no page says it, but Watering Schedule, one of the candidates the words find,
+    // mentions an entity one edge away: the graph moves it up (it reorders candidates, it brings in none).
+    const body = await search(reader, { q: 'zeiss optics watering' });
     const hit = body.hits.find((h) => h.slug === 'watering-schedule')!;
     expect(hit.explain.lists.graph!.rank).toBe(1);
     expect(hit.explain.entities).toEqual([{ name: 'Drip Irrigation', type: 'concept', hops: 1 }]);
@@ -140,7 +146,7 @@ describe('hybrid search: lexical + vector + graph', () => {
     // An alias names the entity too (hop 0).
     const alias = await search(reader, { q: 'trickle watering' });
     expect(alias.hits.find((h) => h.slug === 'watering-schedule')!.explain.entities).toEqual([{ name: 'Drip Irrigation', type: 'concept', hops: 0 }]);
-    const page = await t.http.get('/search?q=zeiss%20optics').set('Accept', 'text/html').expect(200);
+    const page = await t.http.get('/search?q=zeiss%20optics%20watering').set('Accept', 'text/html').expect(200);
     expect(page.text).toMatch(/Related entities[\s\S]*Zeiss Optics[\s\S]*Drip Irrigation/);
     expect(page.text).toMatch(/<details class="why-result">\s*<summary>Why this result<\/summary>[\s\S]*Drip Irrigation \(concept, 1 hop away\)/);
   });
@@ -149,8 +155,8 @@ describe('hybrid search: lexical + vector + graph', () => {
     await setPolicy(admin, 'garden', 'exclude');
     const vector = await search(reader, { q: 'photographic' });
     expect(slugs(vector)).not.toContain('camera-hobby');
-    const graph = await search(reader, { q: 'zeiss optics' });
-    expect(slugs(graph)).not.toContain('watering-schedule');
+    const graph = await search(reader, { q: 'zeiss optics watering' });
+    expect(graph.hits.find((h) => h.slug === 'watering-schedule')?.explain.lists.graph ?? null).toBeNull();
     expect(graph.relatedEntities.map((e) => e.name)).not.toContain('Drip Irrigation');
     // The wiki page itself is still searchable by its words, without a section from its (hidden) chunks.
     const words = await search(reader, { q: 'photography lenses' });
@@ -163,6 +169,25 @@ describe('hybrid search: lexical + vector + graph', () => {
     expect(bypass.hits.find((h) => h.slug === 'camera-hobby')!.explain.lists.vector!.rank).toBe(1);
     await setPolicy(admin, 'garden', 'include');
     expect(slugs(await search(reader, { q: 'photographic' }))).toContain('camera-hobby');
+  });
+
+  it('understands an entity as soon as it is approved: its other names search too, its page comes first, its card shows', async () => {
+    const [chunk] = await t.dataSource.query(`SELECT c.id::text AS id, c.page_id AS "pageId" FROM kg_content_chunks c JOIN pages p ON p.id = c.page_id WHERE p.slug = 'tomato-beds' LIMIT 1`);
+    await author.post('/api/pages').send({ title: 'Solanum Lycopersicum', body: '---\ncluster: garden\n---\nThe botanical name, and how the plant grows.\n' }).expect(201);
+    expect((await search(reader, { q: 'love apples' })).entity).toBeNull();
+    // Approved under another name: the proposed one becomes an alias.
+    const proposal = await kg.nodeProposal({ name: 'love apples', type: 'concept', confidence: 0.9, support: [{ chunkId: chunk.id, pageId: chunk.pageId, quote: 'tomatoes' }] });
+    await admin.post(`/admin/knowledge-graph/proposals/${proposal}/edit-approve`).send({ name: 'Solanum lycopersicum' }).expect(200);
+    // Approved a moment ago: the alias names the entity, which leads to the page bearing its name.
+    const body = await search(reader, { q: 'love apples' });
+    expect(slugs(body)[0]).toBe('solanum-lycopersicum');
+    expect(body.entity).toMatchObject({ name: 'Solanum lycopersicum', type: 'concept', aliases: ['love apples'] });
+    expect(body.entity!.url).toBe(`/entities/${body.entity!.id}`);
+    expect(body.entity!.description).not.toBe('');
+    const html = await t.http.get('/search?q=love+apples').set('Accept', 'text/html').expect(200);
+    expect(html.text).toMatch(/<section class="entity-card"[\s\S]*Solanum lycopersicum[\s\S]*Also: love apples/);
+    // A query that merely mentions it among other words gets no card.
+    expect((await search(reader, { q: 'love apples watering schedule raised beds summer' })).entity).toBeNull();
   });
 
   it('pages through fused results without repeating a page', async () => {

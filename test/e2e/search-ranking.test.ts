@@ -5,7 +5,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 interface Hit {
   slug: string;
   score: number;
-  explain?: { source: string; rank: number; terms: { term: string; contribution: number }[]; lists: Record<string, { rank: number; score: number } | null> };
+  explain?: { source: string; rank: number; terms: { term: string; lexeme: string; contribution: number }[]; namedBy: string | null; lists: Record<string, { rank: number; score: number } | null> };
 }
 
 const slugs = (body: { hits: Hit[] }) => body.hits.map((h) => h.slug);
@@ -63,7 +63,9 @@ describe('search ranking (BM25-like, in PostgreSQL)', () => {
     const res = await search('compost guide', '&explain=true').expect(200);
     const [first] = res.body.hits as Hit[];
     expect(first.explain).toMatchObject({ source: 'lexical', rank: 1 });
-    expect(first.explain!.terms.map((term) => term.term).sort()).toEqual(['compost', 'guid']);
+    // The reader's words, with their stems beside them.
+    expect(first.explain!.terms.map((term) => [term.term, term.lexeme]).sort()).toEqual([['compost', 'compost'], ['guide', 'guid']]);
+    expect(first.explain!.namedBy).toBe('compost guide');
     const sum = first.explain!.terms.reduce((s, term) => s + term.contribution, 0);
     expect(sum).toBeCloseTo(first.explain!.lists.lexical!.score, 3);
     expect(first.explain!.lists).toMatchObject({ lexical: { rank: 1 }, vector: null, graph: null });
@@ -98,15 +100,39 @@ describe('search ranking (BM25-like, in PostgreSQL)', () => {
     expect(slugs((await search('wallabies').expect(200)).body)).toEqual(['island-fauna']);
   });
 
-  it('reserves slots for pages the best hits link to (Page Graph), and says why', async () => {
-    await author.post('/api/pages').send({ title: 'Trip Planning', body: 'Plan the itinerary early. What to take: [[Packing Checklist]].' }).expect(201);
-    await author.post('/api/pages').send({ title: 'Packing Checklist', body: 'Socks, a toothbrush and a charger.' }).expect(201);
-    const res = await search('itinerary', '&explain=true').expect(200);
-    expect(slugs(res.body)).toEqual(['trip-planning', 'packing-checklist']);
-    expect(res.body.hits[1].explain).toMatchObject({ source: 'linked', rank: 2, linkedFrom: [1], lists: { lexical: null } });
-    expect(res.body.total).toBe(2);
-    const page = await t.http.get('/search?q=itinerary').set('Accept', 'text/html').expect(200);
+  it('reserves slots for pages the best hits link to and that share a word with the query (Page Graph), and says why', async () => {
+    await author.post('/api/pages').send({ title: 'Trip Planning', body: 'Plan the itinerary early. What to take: [[Packing Checklist]]. Where: [[Campsites]].' }).expect(201);
+    // Ten pages rank above the linked page by the words; the linked page mentions the word once in a long text.
+    for (let i = 1; i <= 10; i++) await author.post('/api/pages').send({ title: `Itinerary Day ${i}`, body: `Itinerary for day ${i}: itinerary, itinerary.` }).expect(201);
+    await author.post('/api/pages').send({ title: 'Packing Checklist', body: `${filler(60)}\n\nSocks, a toothbrush and a charger for the itinerary.` }).expect(201);
+    // Linked too, but shares no word with the query: a link alone is no answer, so no slot.
+    await author.post('/api/pages').send({ title: 'Campsites', body: 'Pitches with shade and water.' }).expect(201);
+    const res = await search('trip itinerary', '&explain=true').expect(200);
+    const ranked = slugs(res.body);
+    expect(ranked[0]).toBe('trip-planning');
+    expect(ranked[3]).toBe('packing-checklist');
+    expect(res.body.hits[3].explain).toMatchObject({ source: 'linked', rank: 4, linkedFrom: [1] });
+    expect(ranked).not.toContain('campsites');
+    const page = await t.http.get('/search?q=trip+itinerary').set('Accept', 'text/html').expect(200);
     expect(page.text).toContain('Linked from result #1: the answer may sit one link away.');
+  });
+
+  it('reads -- options, one-letter flags and dashes in words literally, and finds Folder/Name aliases by their parts and whole', async () => {
+    await author.post('/api/pages').send({ title: 'Command Line Flags', body: 'Run it with --verbose to see more; -v is short for it.' }).expect(201);
+    await author.post('/api/pages').send({ title: 'Backlinks Pane', body: '---\naliases: [Plugins/Backlinks]\n---\nLists the pages that link here.' }).expect(201);
+    expect(slugs((await search('--verbose').expect(200)).body)).toContain('command-line-flags');
+    expect(slugs((await search('-v').expect(200)).body)).toContain('command-line-flags');
+    expect(slugs((await search('plugins').expect(200)).body)).toContain('backlinks-pane');
+    expect(slugs((await search('Plugins/Backlinks').expect(200)).body)[0]).toBe('backlinks-pane');
+    // `-word` still excludes while other words remain.
+    expect(slugs((await search('pages -backlinks').expect(200)).body)).not.toContain('backlinks-pane');
+  });
+
+  it('puts the page whose title or alias the query names first, even when another page says its words more often', async () => {
+    await author.post('/api/pages').send({ title: 'Knowledge Mapping Talk', body: 'Knowledge map, knowledge map, knowledge map: a talk about the knowledge map and maps of knowledge.' }).expect(201);
+    const res = await search('knowledge maps', '&explain=true').expect(200);
+    expect(slugs(res.body)[0]).toBe('graph-view');
+    expect(res.body.hits[0].explain.namedBy).toBe('knowledge maps');
   });
 
   it('suggests titles as the reader types, and refuses bad parameters with 400', async () => {

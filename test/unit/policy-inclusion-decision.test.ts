@@ -130,10 +130,21 @@ describe('the inclusion decision (first match wins)', () => {
 
   describe('rule 5: the default', () => {
     it('excludes a page without a cluster, or whose clusters no row covers', () => {
-      expect(decide({})).toEqual({ included: false, reason: 'default', explanation: 'excluded: the page has no cluster (the default is exclude)' });
+      expect(decide({})).toEqual({
+        included: false, reason: 'default', explanation: 'excluded: the page has no cluster, and no policy covers the root cluster `root` (the default is exclude)',
+      });
       expect(decide({ clusters: ['x', 'y/z'] })).toEqual({
         included: false, reason: 'default', explanation: 'excluded: no policy covers clusters `x`, `y/z` (the default is exclude)',
       });
+    });
+  });
+
+  describe('the root cluster', () => {
+    it('holds the pages in no cluster, so that a policy row for `root` includes or excludes them', () => {
+      expect(decide({}, { root: 'include' })).toMatchObject({ included: true, reason: 'cluster_policy', viaCluster: 'root' });
+      expect(decide({}, { root: 'exclude' })).toMatchObject({ included: false, reason: 'cluster_policy', viaCluster: 'root' });
+      // A page with a cluster of its own is not in the root cluster.
+      expect(decide({ clusters: ['docs'] }, { root: 'include' })).toMatchObject({ included: false, reason: 'default' });
     });
   });
 

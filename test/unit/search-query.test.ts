@@ -1,19 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { markdownTable, scoreRanking, summarise } from '../../eval/metrics.js';
+import { scoreRanking, summarise } from '../../eval/metrics.js';
 import { parseSearchQuery } from '../../src/search/search-query.js';
 
 describe('parseSearchQuery', () => {
   it('keeps every word of a question to rank by', () => {
-    expect(parseSearchQuery('which animal is quick and brown?')).toEqual({ words: 'which animal is quick and brown?', excluded: '' });
+    expect(parseSearchQuery('which animal is quick and brown?')).toEqual({
+      words: 'which animal is quick and brown?', excluded: '', readerWords: ['which', 'animal', 'is', 'quick', 'and', 'brown?'],
+    });
   });
 
   it('splits -excluded words and phrases from the rest, and unquotes phrases', () => {
-    expect(parseSearchQuery('"graph view" tags -daily -"block anchors"')).toEqual({ words: 'graph view tags', excluded: 'daily block anchors' });
+    expect(parseSearchQuery('"graph view" tags -daily -"block anchors"')).toMatchObject({ words: 'graph view tags', excluded: 'daily block anchors' });
   });
 
   it('takes an unclosed quote and a bare dash without failing', () => {
-    expect(parseSearchQuery('"open ended x')).toEqual({ words: 'open ended x', excluded: '' });
-    expect(parseSearchQuery('a - b')).toEqual({ words: 'a b', excluded: '' });
+    expect(parseSearchQuery('"open ended x')).toMatchObject({ words: 'open ended x', excluded: '' });
+    expect(parseSearchQuery('a - b')).toMatchObject({ words: 'a - b', excluded: '', readerWords: ['a', 'b'] });
+  });
+
+  it('reads --option, one-letter flags and dashes inside words literally', () => {
+    expect(parseSearchQuery('start with --verbose')).toMatchObject({ words: 'start with --verbose', excluded: '' });
+    expect(parseSearchQuery('grep -v lines')).toMatchObject({ words: 'grep -v lines', excluded: '' });
+    expect(parseSearchQuery('send an e-mail')).toMatchObject({ words: 'send an e-mail', excluded: '' });
+    expect(parseSearchQuery('sync git-based -dropbox')).toMatchObject({ words: 'sync git-based', excluded: 'dropbox' });
+  });
+
+  it('excludes only while positive words remain; otherwise the dash is part of the word', () => {
+    expect(parseSearchQuery('-verbose')).toMatchObject({ words: '-verbose', excluded: '' });
+    expect(parseSearchQuery('-"graph view" -tags')).toMatchObject({ words: 'graph view -tags', excluded: '' });
+    expect(parseSearchQuery('notes -tags')).toMatchObject({ words: 'notes', excluded: 'tags' });
+  });
+
+  it('searches a fused token whole and by its parts, and keeps the reader\'s words apart', () => {
+    expect(parseSearchQuery('Plugins/Backlinks panel')).toEqual({
+      words: 'Plugins/Backlinks panel Plugins Backlinks', excluded: '', readerWords: ['Plugins/Backlinks', 'panel'],
+    });
+    expect(parseSearchQuery('edit config.json')).toMatchObject({ words: 'edit config.json config json' });
+    expect(parseSearchQuery('end of sentence.')).toMatchObject({ words: 'end of sentence.' });
   });
 });
 
@@ -33,9 +56,8 @@ describe('search evaluation metrics', () => {
     expect(scoreRanking([], ['rel']).zeroResults).toBe(true);
   });
 
-  it('averages per query and prints a Markdown table', () => {
+  it('averages per query (the table: eval-metrics.test.ts)', () => {
     const summary = summarise([scoreRanking(['a'], ['a']), scoreRanking([], ['a'])]);
     expect(summary).toMatchObject({ queries: 2, recall: 0.5, mrr: 0.5, zeroRate: 0.5 });
-    expect(markdownTable([{ config: 'lexical', kind: 'all', summary }])).toContain('| lexical | all | 2 | 0.500 | 0.500 | 0.500 | 0.500 |');
   });
 });

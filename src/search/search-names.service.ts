@@ -1,0 +1,151 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { KurateConfig } from '../config/kurate-config.js';
+import { EMBEDDED_POSTGRES } from '../db/database.module.js';
+import { coMentionInformativeness, type NeighbourEdge } from './graph-proximity.js';
+import { NameDictionary, type NamedThing } from './query-names.js';
+import { SearchNamesRepository, type NeighbourRow } from './search-names.repository.js';
+
+/** The channel migration 0011's triggers NOTIFY when titles, aliases, approved entities, edges or exclusions change. */
+export const SEARCH_NAMES_CHANNEL = 'kurate_search_names';
+const RECONNECT_MS = 2_000;
+/** While notifications cannot be heard (the LISTEN connection is down), the dictionary is read again this often. */
+const UNRELIABLE_MAX_AGE_MS = 1_000;
+
+/** What query understanding reads: names to pages and entities, and each entity's approved neighbours. */
+export interface SearchKnowledge {
+  dictionary: NameDictionary;
+  /** Approved edges by entity, both directions. */
+  neighbours: ReadonlyMap<string, readonly NeighbourEdge[]>;
+  /** Each entity's type. */
+  entityTypes: ReadonlyMap<string, string>;
+  /** In how many chunks each entity is mentioned, and how many chunks mention any: an entity's rarity. */
+  entityChunks: ReadonlyMap<string, number>;
+  totalChunks: number;
+}
+
+function knowledgeOf(things: (NamedThing & { chunks: number })[], edges: NeighbourRow[], totalChunks: number): SearchKnowledge {
+  const neighbours = new Map<string, NeighbourEdge[]>();
+  const chunks = new Map(things.filter((t) => t.kind === 'entity').map((t) => [t.id, t.chunks]));
+  const add = (from: string, to: string, e: NeighbourRow) => {
+    let list = neighbours.get(from);
+    if (!list) neighbours.set(from, (list = []));
+    // A co-mention's weight is the number of chunks naming both ends.
+    const strength = e.kind === 'typed' ? e.confidence : coMentionInformativeness(e.weight, chunks.get(e.sourceId) ?? 0, chunks.get(e.targetId) ?? 0, totalChunks);
+    list.push({ nodeId: to, kind: e.kind, predicate: e.predicate, strength });
+  };
+  for (const e of edges) {
+    add(e.sourceId, e.targetId, e);
+    add(e.targetId, e.sourceId, e);
+  }
+  const entityTypes = new Map(things.filter((t) => t.kind === 'entity').map((t) => [t.id, t.type ?? '']));
+  return { dictionary: new NameDictionary(things), neighbours, entityTypes, entityChunks: chunks, totalChunks };
+}
+
+/**
+ * The in-process dictionary of names (page titles and aliases, approved entities' names, aliases and merged names)
+ * and the approved graph's neighbour lists, read in two queries and kept until something they hold changes. Every
+ * process hears of a change through NOTIFY (PostgreSQL: a LISTEN connection; the embedded database: PGlite's own
+ * listener, the same single process) and reads them again on its next search: no per-request scan.
+ */
+@Injectable()
+export class SearchNamesService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('SearchNames');
+  private epoch = 0;
+  private listening = false;
+  private client: pg.Client | null = null;
+  private stopped = false;
+  private unlisten: (() => Promise<void>) | null = null;
+  private cached: { epoch: number; at: number; visible: SearchKnowledge; all: SearchKnowledge } | null = null;
+  private loading: { epoch: number; promise: Promise<{ visible: SearchKnowledge; all: SearchKnowledge }> } | null = null;
+
+  constructor(
+    private readonly repository: SearchNamesRepository,
+    private readonly config: KurateConfig,
+    @Inject(EMBEDDED_POSTGRES) private readonly pglite: PGlite | null,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.pglite) {
+      this.unlisten = await this.pglite.listen(SEARCH_NAMES_CHANNEL, () => this.changed());
+      this.listening = true;
+    } else {
+      await this.listen();
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.client?.end().catch(() => undefined);
+    if (this.unlisten && this.pglite && !this.pglite.closed) await this.unlisten().catch(() => undefined);
+  }
+
+  /** Something the dictionary holds changed (a notification, or a write this process knows of): read it again. */
+  changed(): void {
+    this.epoch++;
+  }
+
+  /** The current dictionary and neighbour lists: what readers may see, or everything (an admin's explicit bypass). */
+  async knowledge(includeExcluded = false): Promise<SearchKnowledge> {
+    const fresh = this.cached && this.cached.epoch === this.epoch && (this.listening || Date.now() - this.cached.at < UNRELIABLE_MAX_AGE_MS);
+    if (fresh) return includeExcluded ? this.cached!.all : this.cached!.visible;
+    const epoch = this.epoch;
+    if (!this.loading || this.loading.epoch !== epoch) {
+      const promise = this.load();
+      this.loading = { epoch, promise };
+      promise.then(
+        (loaded) => {
+          if (!this.cached || this.cached.epoch <= epoch) this.cached = { epoch, at: Date.now(), ...loaded };
+        },
+        () => undefined,
+      ).finally(() => {
+        if (this.loading?.promise === promise) this.loading = null;
+      });
+    }
+    const loaded = await this.loading.promise;
+    return includeExcluded ? loaded.all : loaded.visible;
+  }
+
+  private async load(): Promise<{ visible: SearchKnowledge; all: SearchKnowledge }> {
+    const started = Date.now();
+    const [rows, edges, totalChunks] = [await this.repository.named(), await this.repository.neighbours(), await this.repository.mentioningChunks()];
+    const things = rows.map((r) => ({ kind: r.kind, id: r.id, name: r.name, names: r.names, type: r.type ?? undefined, visible: r.visible, chunks: r.chunks }));
+    const visible = knowledgeOf(things.filter((t) => t.visible), edges.filter((e) => e.visible), totalChunks);
+    const all = knowledgeOf(things, edges, totalChunks);
+    this.logger.debug(`Names of ${rows.length} pages and entities, ${edges.length} edges read in ${Date.now() - started} ms`);
+    return { visible, all };
+  }
+
+  private async listen(): Promise<void> {
+    if (this.config.database.kind !== 'postgres' || this.stopped) return;
+    const client = new pg.Client({
+      connectionString: this.config.database.url,
+      ssl: this.config.database.ssl ? { rejectUnauthorized: false } : undefined,
+    });
+    let lost = false;
+    const onLost = (error?: unknown) => {
+      if (lost) return;
+      lost = true;
+      this.listening = false;
+      this.client = null;
+      client.end().catch(() => undefined);
+      if (this.stopped) return;
+      if (error) this.logger.warn(`Search name notifications interrupted (${error instanceof Error ? error.message : String(error)}); names are read again every second until they resume.`);
+      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
+    };
+    client.on('notification', () => this.changed());
+    client.on('error', (error) => onLost(error));
+    client.on('end', () => onLost());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${SEARCH_NAMES_CHANNEL}`);
+      this.client = client;
+      // Anything may have changed while nobody was listening.
+      this.changed();
+      this.listening = true;
+    } catch (error) {
+      onLost(error);
+    }
+  }
+}
