@@ -13,7 +13,7 @@ import { REPO_ROOT } from '../test/support/database.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
 import { importPages, setPolicy, startWorker, waitForJobs } from '../test/e2e/kg-test-helpers.js';
 import {
-  entityVerdict, expectedCalibrationError, figures, isFileName, labelKey, relationKey, twinRate, type JudgedSet, type ProposedEntity, type ProposedRelation,
+  entityVerdict, expectedCalibrationError, figures, isFileName, labelKey, relationKey, twinKey, twinRate, type JudgedSet, type ProposedEntity, type ProposedRelation,
 } from './extraction-judging.js';
 
 const CORPUS = path.resolve(REPO_ROOT, 'test/fixtures/foam-docs');
@@ -93,8 +93,9 @@ describe('extraction evaluation over the Foam docs', () => {
       extractionSeconds: Math.round(seconds * 10) / 10,
       entities: { ...e, unjudged: e.unjudged.length },
       relations: { ...r, unjudged: r.unjudged.length },
-      approvableEntitiesPerPage: round(e.approvable / Math.max(1, pagesExtracted)),
-      keptEntitiesPerPage: round((e.approvable + e.edit) / Math.max(1, pagesExtracted)),
+      // Yield counts distinct entities: twins (one thing under two spellings) count once.
+      approvableEntitiesPerPage: round(distinct(entities, (x) => entityVerdicts.get(labelKey(x.name)) === 'approvable') / Math.max(1, pagesExtracted)),
+      keptEntitiesPerPage: round(distinct(entities, (x) => ['approvable', 'edit'].includes(entityVerdicts.get(labelKey(x.name)) ?? '')) / Math.max(1, pagesExtracted)),
       fileNameProposals: fileNames.map((x) => x.name),
       twinRate: twins.rate,
       twinGroups: twins.groups.slice(0, 10),
@@ -123,6 +124,11 @@ describe('extraction evaluation over the Foam docs', () => {
     expect(fileNames).toEqual([]);
   });
 });
+
+/** Distinct entities (by twin key) among the proposals that pass the test. */
+function distinct(entities: ProposedEntity[], test: (entity: ProposedEntity) => boolean): number {
+  return new Set(entities.filter(test).map((x) => twinKey(x.name))).size;
+}
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
