@@ -15,7 +15,7 @@ const { values: opt } = parseArgs({
     corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? '/work/shared/corpus/foam-docs' },
   },
 });
-const { runBuiltinExtraction } = await import(path.join(REPO, 'dist/llm/builtin.extractor.js'));
+const { runBuiltinExtraction } = await import(path.join(REPO, 'dist/extractors/builtin/builtin.extractor.js'));
 const { chunkMarkdown } = await import(path.join(REPO, 'dist/kg/chunker.js'));
 const { parseFrontmatter } = await import(path.join(REPO, 'dist/pages/markdown/frontmatter.js'));
 

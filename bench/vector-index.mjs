@@ -30,7 +30,7 @@ const { values: opt } = parseArgs({
     'no-write': { type: 'boolean', default: false },
   },
 });
-const { hashEmbedding, HASHING_EMBEDDER_DIMENSIONS: DIMS } = await import(path.join(REPO, 'dist/llm/hashing.embedder.js'));
+const { hashEmbedding, HASHING_EMBEDDER_DIMENSIONS: DIMS } = await import(path.join(REPO, 'dist/embedders/hashing.embedder.js'));
 const { HNSW_BUILD, efSearch } = await import(path.join(REPO, 'dist/search/search-vector.repository.js'));
 const K = Number(opt.k);
 const builds = (opt.params ?? `16,64 ${HNSW_BUILD.m},${HNSW_BUILD.efConstruction} 8,32 12,48`).split(' ').map((p) => p.split(',').map(Number));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from 'typeorm';
-import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL } from '../src/llm/hashing.embedder.js';
+import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL } from '../src/embedders/hashing.embedder.js';
 import { SearchVectorRepository } from '../src/search/search-vector.repository.js';
 import { SearchService, type SearchOptions } from '../src/search/search.service.js';
 import { setPolicy, startWorker, waitForJobs, foamDocsPages, importPages } from '../test/e2e/kg-test-helpers.js';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { KgOrigin } from '../kg/kg-tables/kg-origin.js';
+import type { KgOrigin } from '../kg-tables/kg-origin.js';
 import type { ActionJournal } from './review-journal.repository.js';
-import { returnedRows } from './sql-rows.js';
+import { returnedRows } from '../db/sql-rows.js';
 
 export interface LockedNode {
   id: string;

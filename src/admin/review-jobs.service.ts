@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { ReviewErrors } from './review-errors.js';
-import { EXTRACTION_JOBS_HOOK, type ExtractionJobsHook, type ExtractionJobsStatus } from './review-hooks.js';
+import { EXTRACTION_JOBS_HOOK, type ExtractionJobsHook, type ExtractionJobsStatus } from '../kg/review-hooks.js';
 
 /** The extraction jobs as admins see them from review: status, and "retry the failed ones" (audited). */
 @Injectable()

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
-import { withProbePlans } from './probe-plans.js';
-import { returnedRows } from './sql-rows.js';
+import { withProbePlans } from '../db/probe-plans.js';
+import { returnedRows } from '../db/sql-rows.js';
 import type { KgReviewActionEntity, ReviewActionKind } from './tables/kg-review-action.entity.js';
 import { JOURNALED_TABLES, type JournaledTable } from './tables/kg-review-journal.entity.js';
 

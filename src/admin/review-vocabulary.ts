@@ -1,6 +1,6 @@
-import { ENTITY_TYPES, PREDICATES } from '../llm/extraction.types.js';
+import { ENTITY_TYPES, PREDICATES } from '../extractors/extraction.types.js';
 
-/** The closed vocabularies of the knowledge graph, from the extraction contract (src/llm/extraction.types.ts). */
+/** The closed vocabularies of the knowledge graph, from the extraction contract (src/extractors/extraction.types.ts). */
 export const REVIEW_TYPES: readonly string[] = ENTITY_TYPES;
 export const REVIEW_PREDICATES: readonly string[] = PREDICATES;
 

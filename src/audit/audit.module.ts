@@ -1,15 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditApiController } from './audit.api.controller.js';
 import { AuditEntryEntity } from './audit-entry.entity.js';
 import { AuditRepository } from './audit.repository.js';
 import { AuditService } from './audit.service.js';
-import { AuditWebController } from './audit.web.controller.js';
 
-/** The append-only audit log: AuditService.record() for every module, and /admin/audit + /api/admin/audit to read it. */
+/** The append-only audit log: AuditService.record() for every module (the admin module reads it at /admin/audit and /api/admin/audit). */
 @Module({
   imports: [TypeOrmModule.forFeature([AuditEntryEntity])],
-  controllers: [AuditApiController, AuditWebController],
   providers: [AuditRepository, AuditService],
   exports: [AuditService],
 })

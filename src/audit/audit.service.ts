@@ -1,8 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Actor } from '../auth/actor.js';
 import { AuditRepository, type AuditFilter } from './audit.repository.js';
 import type { AuditEntryEntity } from './audit-entry.entity.js';
+
+/** Who acted, as the log records them: the auth module's Actor is one (the log does not depend on how they logged in). */
+export interface AuditActor {
+  userId: string | null;
+  name: string;
+}
 
 /**
  * The append-only audit log. Every admin action records one entry: who (the actor), what (`action`, e.g.
@@ -15,7 +20,7 @@ export class AuditService {
   constructor(private readonly audit: AuditRepository) {}
 
   record(
-    actor: Actor,
+    actor: AuditActor,
     action: string,
     target: string | null,
     details: Record<string, unknown> = {},

@@ -1,5 +1,4 @@
-// A cycle with kurate-config.ts, harmless: ConfigError is only used when loadConfig runs.
-import { ConfigError } from './kurate-config.js';
+import { ConfigError } from './config-error.js';
 import type { EnvironmentDto, PROCESS_ROLES } from './environment.dto.js';
 import type { ExtractorKind } from './llm-config.js';
 

@@ -6,6 +6,10 @@ import { DEFAULT_POLICY_CONFIG, policyConfigFrom, type PolicyConfig } from './po
 import { DEFAULT_LLM_CONFIG, llmConfigFrom, type LlmConfig } from './llm-config.js';
 import { DEFAULT_EXTRACTION_CONFIG, extractionConfigFrom, type ExtractionConfig } from './extraction-config.js';
 import { DEFAULT_SEARCH_CONFIG, searchConfigFrom, type SearchConfig } from './search-config.js';
+import { ConfigError } from './config-error.js';
+
+/** What loadConfig throws, for those who call it. */
+export { ConfigError };
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -39,8 +43,6 @@ export class KurateConfig {
     readonly search: SearchConfig = DEFAULT_SEARCH_CONFIG,
   ) {}
 }
-
-export class ConfigError extends Error {}
 
 /** Never echoed back in an error message (which ends up in logs). */
 const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY']);

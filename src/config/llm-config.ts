@@ -1,12 +1,11 @@
 import { availableParallelism } from 'node:os';
-// A cycle with kurate-config.ts, harmless: ConfigError is only used when loadConfig runs.
-import { ConfigError } from './kurate-config.js';
+import { ConfigError } from './config-error.js';
 import type { EMBEDDER_KINDS, EnvironmentDto, EXTRACTOR_KINDS } from './environment.dto.js';
 
 export type ExtractorKind = (typeof EXTRACTOR_KINDS)[number];
 export type EmbedderKind = (typeof EMBEDDER_KINDS)[number];
 
-/** The extraction and embedding backends (src/llm/, docs/extractors.md). */
+/** The extraction and embedding backends (src/extractors/, src/embedders/, picked in src/llm/; docs/extractors.md). */
 export interface LlmConfig {
   /** KURATE_EXTRACTOR: which backend proposes entities and relations. */
   extractor: ExtractorKind;

@@ -1,5 +1,4 @@
-// A cycle with kurate-config.ts, harmless: ConfigError is only used when loadConfig runs.
-import { ConfigError } from './kurate-config.js';
+import { ConfigError } from './config-error.js';
 import type { EnvironmentDto } from './environment.dto.js';
 
 /** The knowledge-graph inclusion policy (src/policy/, docs/kg-policy.md). */

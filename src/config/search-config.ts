@@ -1,5 +1,4 @@
-// A cycle with kurate-config.ts, harmless: ConfigError is only used when loadConfig runs.
-import { ConfigError } from './kurate-config.js';
+import { ConfigError } from './config-error.js';
 
 /** Hybrid search: how the lexical, vector and graph lists are fused (src/search/, docs/search.md). */
 export interface SearchConfig {

@@ -8,7 +8,7 @@ import { pager } from '../web/pager.js';
 import { EntityIdPipe } from './entity-id.pipe.js';
 import { EntityPageQueryDto } from './entity-query.dto.js';
 import { EntityReaderService } from './entity-reader.service.js';
-import { entityHref } from './entity-urls.js';
+import { entityHref } from '../web/reader-urls.js';
 import { entityPageModel } from './entity-view-model.js';
 
 /** The reader's page of an approved knowledge-graph entity (read-only; curation lives under /admin/knowledge-graph/ui). */

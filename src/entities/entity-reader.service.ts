@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { headingText, highlightQuote, passageHref, type Highlight } from '../admin/evidence.js';
+import { headingText, highlightQuote, passageHref, type Highlight } from '../pages/evidence.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
-import { entityHref } from './entity-urls.js';
+import { entityHref } from '../web/reader-urls.js';
 import { EntityReadsRepository, type ReaderEntityRow } from './entity-reads.repository.js';
 
 /** Typed relations listed each way (a hub has hundreds; the admin page and the MCP tools have the rest). */

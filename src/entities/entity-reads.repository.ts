@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { withProbePlans } from '../admin/probe-plans.js';
+import { withProbePlans } from '../db/probe-plans.js';
 
 export interface ReaderEntityRow {
   id: string;

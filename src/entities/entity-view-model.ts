@@ -1,7 +1,7 @@
 import type { Pager } from '../web/pager.js';
 import type { EntityReading } from './entity-reader.service.js';
 import { entityHref as adminEntityHref } from '../admin/web-helpers.js';
-import { searchHref } from '../search/search-request.js';
+import { searchHref } from '../web/reader-urls.js';
 
 /** The view model of views/entity-view.hbs. */
 export function entityPageModel(reading: EntityReading, options: { isAdmin: boolean; pager: Pager | null }) {

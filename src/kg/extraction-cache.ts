@@ -1,4 +1,4 @@
-import type { ExtractionResult } from '../llm/extraction.types.js';
+import type { ExtractionResult } from '../extractors/extraction.types.js';
 
 /**
  * Extraction results of recent chunks, by chunk hash, page title and backend model. A job that failed after some of

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { EMBEDDER, type Embedder } from '../llm/extraction.types.js';
+import { EMBEDDER, type Embedder } from '../embedders/embedder.js';
 import { chunkEmbeddingText, nodeEmbeddingText } from './extraction-source.js';
 import { KgEmbeddingRepository } from './kg-embedding.repository.js';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { TermStats } from '../llm/extraction.types.js';
+import type { TermStats } from '../extractors/extraction.types.js';
 import type { StoredChunk } from './chunk-plan.js';
 import type { TermCounts } from './term-stats.js';
 import { preparedQuery } from '../db/prepared-query.js';

@@ -1,10 +1,10 @@
 import type { Provider } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-// The review module (src/admin) defines what it needs from extraction as two optional hooks; they are provided here,
-// the one place where this module refers to it (type and token only).
+// What review and curation need from extraction, as two optional hooks (./review-hooks.ts: this module owns the
+// interface, review asks for it by token), provided here.
 import {
   EXTRACTION_JOBS_HOOK, NODE_EMBEDDING_HOOK, type ExtractionJobsHook, type ExtractionJobsStatus, type NodeEmbeddingHook,
-} from '../admin/review-hooks.js';
+} from './review-hooks.js';
 import { EXTRACT_PAGE_QUEUE, KgExtractionQueue } from './kg-extraction-queue.service.js';
 import { KgEmbeddingService } from './kg-embedding.service.js';
 import { KgJobsService } from './kg-jobs.service.js';

@@ -11,7 +11,7 @@ import { KgExtractionRepository } from './kg-extraction.repository.js';
 import { KgJobsService } from './kg-jobs.service.js';
 import { KgPlanningRepository } from './kg-planning.repository.js';
 import { KG_REVIEW_HOOK_PROVIDERS } from './kg-review-hooks.js';
-import { KgTablesModule } from './kg-tables/kg-tables.module.js';
+import { KgTablesModule } from '../kg-tables/kg-tables.module.js';
 import { PageExtractionService } from './page-extraction.service.js';
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Signatures: how the knowledge graph recognises the same entity or relation again, whoever writes it (extraction
- * here, review and curation in src/admin). A node's signature is its normalised name and its type; an edge's joins
+ * here, review and curation in src/review and src/curation). A node's signature is its normalised name and its type; an edge's joins
  * its endpoints' signatures and the predicate.
  */
 

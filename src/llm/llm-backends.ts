@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError } from '../config/kurate-config.js';
+import { ConfigError } from '../config/config-error.js';
 import type { LlmConfig } from '../config/llm-config.js';
-import { AnthropicExtractor } from './anthropic.extractor.js';
-import { BuiltinExtractor } from './builtin.extractor.js';
-import type { Embedder, Extractor } from './extraction.types.js';
-import { HashingEmbedder } from './hashing.embedder.js';
-import { OllamaEmbedder } from './ollama.embedder.js';
-import { OllamaExtractor } from './ollama.extractor.js';
+import { AnthropicExtractor } from '../extractors/anthropic/anthropic.extractor.js';
+import { BuiltinExtractor } from '../extractors/builtin/builtin.extractor.js';
+import type { Extractor } from '../extractors/extraction.types.js';
+import type { Embedder } from '../embedders/embedder.js';
+import { HashingEmbedder } from '../embedders/hashing.embedder.js';
+import { OllamaEmbedder } from '../embedders/ollama.embedder.js';
+import { OllamaExtractor } from '../extractors/ollama/ollama.extractor.js';
 
 /** The extractor KURATE_EXTRACTOR names, built from the validated configuration. */
 export function createExtractor(config: LlmConfig): Extractor {
@@ -29,11 +30,11 @@ export function createExtractor(config: LlmConfig): Extractor {
 }
 
 /**
- * The compiled worker module beside this one (dist/llm/). Run from the TypeScript sources (the tests), there is none:
+ * The compiled worker module of the built-in extractor (dist/extractors/builtin/). Run from the TypeScript sources (the tests), there is none:
  * KURATE_BUILTIN_EXTRACTOR_THREADS must then be 0.
  */
 function builtinWorkerFile(): string {
-  const file = fileURLToPath(new URL('./builtin-extraction.worker.js', import.meta.url));
+  const file = fileURLToPath(new URL('../extractors/builtin/builtin-extraction.worker.js', import.meta.url));
   if (!existsSync(file)) {
     throw new ConfigError(`KURATE_BUILTIN_EXTRACTOR_THREADS needs the compiled worker module ${file}: build the server (npm run build), or set KURATE_BUILTIN_EXTRACTOR_THREADS=0.`);
   }

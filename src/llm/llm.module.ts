@@ -1,6 +1,7 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { KurateConfig } from '../config/kurate-config.js';
-import { EMBEDDER, EXTRACTOR, type Extractor } from './extraction.types.js';
+import { EXTRACTOR, type Extractor } from '../extractors/extraction.types.js';
+import { EMBEDDER } from '../embedders/embedder.js';
 import { createEmbedder, createExtractor } from './llm-backends.js';
 
 /** Provides the configured Extractor (EXTRACTOR) and Embedder (EMBEDDER); inject them with @Inject(EXTRACTOR). */

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { CurationService } from '../admin/curation.service.js';
-import { GraphTransferService } from '../admin/graph-transfer.service.js';
-import type { ProposalView } from '../admin/review-queue.service.js';
-import { ReviewQueueService } from '../admin/review-queue.service.js';
-import { BULK_MAX_LIMIT, ReviewService, type ReviewOutcome } from '../admin/review.service.js';
-import { UndoService } from '../admin/undo.service.js';
+import { CurationService } from '../curation/curation.service.js';
+import { GraphTransferService } from '../graph-transfer/graph-transfer.service.js';
+import type { ProposalView } from '../review/review-queue.service.js';
+import { ReviewQueueService } from '../review/review-queue.service.js';
+import { BULK_MAX_LIMIT, ReviewService, type ReviewOutcome } from '../review/review.service.js';
+import { UndoService } from '../curation/undo.service.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { PageGraphService } from '../pages/page-graph.service.js';

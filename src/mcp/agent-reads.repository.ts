@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { EdgeRow } from '../admin/entities.repository.js';
+import type { EdgeRow } from '../curation/entities.repository.js';
 
 export interface PageFilter {
   cluster?: string;

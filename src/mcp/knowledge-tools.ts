@@ -1,16 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { EntityPagesService } from '../admin/entity-pages.service.js';
-import { headingText, passageHref } from '../admin/evidence.js';
-import { ReviewSchemaService } from '../admin/review-schema.service.js';
+import { EntityPagesService } from '../curation/entity-pages.service.js';
+import { headingText, passageHref } from '../pages/evidence.js';
+import { ReviewSchemaService } from '../review/review-schema.service.js';
 import { KgEmbeddingService } from '../kg/kg-embedding.service.js';
 import { PageGraphService } from '../pages/page-graph.service.js';
 import { PageRenderService } from '../pages/page-render.service.js';
 import type { PageEntity } from '../pages/page.entity.js';
 import { PagesService } from '../pages/pages.service.js';
 import { SearchService } from '../search/search.service.js';
-import type { EdgeRow } from '../admin/entities.repository.js';
+import type { EdgeRow } from '../curation/entities.repository.js';
 import { AgentReadsRepository } from './agent-reads.repository.js';
 import { nextCursor, pageOf, pagingInput, pagingOutput, readCursor } from './mcp-cursor.js';
 import {

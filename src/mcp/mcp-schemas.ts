@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ID_PATTERN } from '../admin/review-errors.js';
 import { entityHref as adminEntityHref, edgeHref, proposalHref } from '../admin/web-helpers.js';
-import { entityHref } from '../entities/entity-urls.js';
+import { entityHref } from '../web/reader-urls.js';
 import type { PageEntity } from '../pages/page.entity.js';
 
 /** Absolute links into the wiki, from the address the client used to reach this server. */

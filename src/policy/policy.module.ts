@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module.js';
-import { KgTablesModule } from '../kg/kg-tables/kg-tables.module.js';
+import { KgTablesModule } from '../kg-tables/kg-tables.module.js';
 import { PagesModule } from '../pages/pages.module.js';
 import { ClusterPolicyRepository } from './cluster-policy.repository.js';
 import { ExcludedPagesRepository } from './excluded-pages.repository.js';

@@ -3,9 +3,6 @@ import { roleAtLeast, type Actor } from '../auth/actor.js';
 import type { SearchQueryDto } from './search.dto.js';
 import type { SearchOptions } from './search.service.js';
 
-/** A search for these words (the reader's search page). */
-export const searchHref = (q: string): string => `/search?${new URLSearchParams({ q })}`;
-
 /** The service options a search request asks for; the admins' bypass of the soft exclusion must be explicit and earned. */
 export function searchOptionsOf(query: SearchQueryDto, actor: Actor): SearchOptions {
   const includeExcluded = query.includeExcluded === 'true';

@@ -1,14 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { KurateConfig } from '../config/kurate-config.js';
 import type { SearchConfig } from '../config/search-config.js';
-import { EMBEDDER, type Embedder } from '../llm/extraction.types.js';
-import { passageHref } from '../admin/evidence.js';
-import { entityHref } from '../entities/entity-urls.js';
+import { EMBEDDER, type Embedder } from '../embedders/embedder.js';
+import { passageHref } from '../pages/evidence.js';
+import { entityHref, searchHref } from '../web/reader-urls.js';
 import { closestFirst, nextHop, queryWindows, rankPagesByEntities, type EntityReach } from './graph-proximity.js';
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
 import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';
 import { parseSearchQuery } from './search-query.js';
-import { searchHref } from './search-request.js';
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';

@@ -1,6 +1,6 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EXTRACTOR, type Extractor } from '../../src/llm/extraction.types.js';
+import { EXTRACTOR, type Extractor } from '../../src/extractors/extraction.types.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { count, foamDocsPages, importPages, jobStates, openJobs, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';

@@ -1,12 +1,13 @@
 import type supertest from 'supertest';
 import type { EntityManager } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EXTRACTION_JOBS_HOOK, NODE_EMBEDDING_HOOK, type ExtractionJobsHook, type NodeEmbeddingHook } from '../../src/admin/review-hooks.js';
+import { EXTRACTION_JOBS_HOOK, NODE_EMBEDDING_HOOK, type ExtractionJobsHook, type NodeEmbeddingHook } from '../../src/kg/review-hooks.js';
 import { JobQueue } from '../../src/jobs/job-queue.service.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { KgEmbeddingService } from '../../src/kg/kg-embedding.service.js';
 import { EXTRACT_PAGE_QUEUE, KgExtractionQueue, REEMBED_QUEUE } from '../../src/kg/kg-extraction-queue.service.js';
-import { EMBEDDER, EXTRACTOR, type Embedder, type ExtractionRequest, type Extractor } from '../../src/llm/extraction.types.js';
+import { EXTRACTOR, type ExtractionRequest, type Extractor } from '../../src/extractors/extraction.types.js';
+import { EMBEDDER, type Embedder } from '../../src/embedders/embedder.js';
 import { PageSaveHooks } from '../../src/pages/page-save-hooks.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { count, jobStates, openJobs, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';

@@ -1,8 +1,9 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AnthropicExtractor, type AnthropicExtractorOptions } from '../../src/llm/anthropic.extractor.js';
-import { EXTRACTION_JSON_SCHEMA } from '../../src/llm/extraction-prompt.js';
-import { ExtractorError, type ExtractionRequest } from '../../src/llm/extraction.types.js';
+import { AnthropicExtractor, type AnthropicExtractorOptions } from '../../src/extractors/anthropic/anthropic.extractor.js';
+import { EXTRACTION_JSON_SCHEMA } from '../../src/extractors/extraction-prompt.js';
+import { type ExtractionRequest } from '../../src/extractors/extraction.types.js';
+import { ExtractorError } from '../../src/llm-client/llm-errors.js';
 import { chunkTextOfAnthropicRequest, startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
 
 const API_KEY = 'sk-ant-test-0123456789';

@@ -1,10 +1,11 @@
 import { createServer } from 'node:net';
 import { Ollama } from 'ollama';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { EXTRACTION_JSON_SCHEMA } from '../../src/llm/extraction-prompt.js';
-import { ExtractorError, type ExtractionRequest } from '../../src/llm/extraction.types.js';
-import { OllamaEmbedder } from '../../src/llm/ollama.embedder.js';
-import { OllamaExtractor } from '../../src/llm/ollama.extractor.js';
+import { EXTRACTION_JSON_SCHEMA } from '../../src/extractors/extraction-prompt.js';
+import { type ExtractionRequest } from '../../src/extractors/extraction.types.js';
+import { ExtractorError } from '../../src/llm-client/llm-errors.js';
+import { OllamaEmbedder } from '../../src/embedders/ollama.embedder.js';
+import { OllamaExtractor } from '../../src/extractors/ollama/ollama.extractor.js';
 import { chunkTextOfOllamaRequest, FAKE_OLLAMA_CHAT_MODEL, FAKE_OLLAMA_EMBED_MODEL, startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
 
 const CHUNK =

@@ -1,7 +1,7 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchVectorRepository } from '../../src/search/search-vector.repository.js';
-import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL } from '../../src/llm/hashing.embedder.js';
+import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL } from '../../src/embedders/hashing.embedder.js';
 import { KgFactory } from '../support/kg-factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { count, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';

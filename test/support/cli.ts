@@ -62,7 +62,7 @@ interface CompiledModule {
 
 const CLI: CompiledModule = { entry: 'src/cli/main.ts', sources: ['src/cli', 'src/pages/markdown'] };
 /** The module the built-in extractor's worker threads load. */
-export const BUILTIN_EXTRACTION_WORKER: CompiledModule = { entry: 'src/llm/builtin-extraction.worker.ts', sources: ['src/llm'] };
+export const BUILTIN_EXTRACTION_WORKER: CompiledModule = { entry: 'src/extractors/builtin/builtin-extraction.worker.ts', sources: ['src/extractors', 'src/llm-client'] };
 
 /**
  * bin/kurate runs dist/cli/main.js. When that is missing or older than its sources, only the CLI and the Markdown

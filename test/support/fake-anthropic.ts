@@ -70,7 +70,7 @@ const DEFAULT_ERROR_MESSAGES: Record<AnthropicErrorType, string> = {
   overloaded_error: 'Overloaded',
 };
 
-/** The chunk text inside a request built by src/llm/extraction-prompt.ts (between <chunk> tags). */
+/** The chunk text inside a request built by src/extractors/extraction-prompt.ts (between <chunk> tags). */
 export function chunkTextOfAnthropicRequest(request: RecordedRequest): string {
   const message = (request.body?.messages ?? []).find((m: { role: string }) => m.role === 'user');
   const content = typeof message?.content === 'string' ? message.content : (message?.content ?? []).map((b: { text?: string }) => b.text ?? '').join('');

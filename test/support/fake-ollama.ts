@@ -54,7 +54,7 @@ export interface FakeOllama {
 export const FAKE_OLLAMA_CHAT_MODEL = 'qwen2.5:7b-instruct';
 export const FAKE_OLLAMA_EMBED_MODEL = 'nomic-embed-text';
 
-/** The chunk text inside a chat request built by src/llm/extraction-prompt.ts (between <chunk> tags). */
+/** The chunk text inside a chat request built by src/extractors/extraction-prompt.ts (between <chunk> tags). */
 export function chunkTextOfOllamaRequest(request: RecordedRequest): string {
   const user = (request.body?.messages ?? []).find((m: { role: string }) => m.role === 'user')?.content ?? '';
   return /<chunk>\n([\s\S]*)\n<\/chunk>/.exec(user)?.[1] ?? '';

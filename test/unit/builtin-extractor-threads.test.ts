@@ -5,8 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
 import { chunkMarkdown } from '../../src/kg/chunker.js';
-import { BuiltinExtractor } from '../../src/llm/builtin.extractor.js';
-import { ExtractorError, type ExtractionRequest } from '../../src/llm/extraction.types.js';
+import { BuiltinExtractor } from '../../src/extractors/builtin/builtin.extractor.js';
+import { type ExtractionRequest } from '../../src/extractors/extraction.types.js';
+import { ExtractorError } from '../../src/llm-client/llm-errors.js';
 import { createExtractor } from '../../src/llm/llm-backends.js';
 import { BUILTIN_EXTRACTION_WORKER, ensureCompiled, filesUnder } from '../support/cli.js';
 import { REPO_ROOT } from '../support/database.js';
@@ -78,7 +79,7 @@ describe('the built-in extractor in worker threads (KURATE_BUILTIN_EXTRACTOR_THR
     expect(loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '0' }).llm.builtinThreads).toBe(0);
     expect(() => loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '-1' })).toThrow(/KURATE_BUILTIN_EXTRACTOR_THREADS must not be less than 0/);
     expect(() => loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: 'two' })).toThrow(ConfigError);
-    // Run from the TypeScript sources there is no compiled worker module beside src/llm/.
+    // Run from the TypeScript sources there is no compiled worker module beside src/extractors/builtin/.
     expect(() => createExtractor(loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '1' }).llm)).toThrow(/KURATE_BUILTIN_EXTRACTOR_THREADS needs the compiled worker module .*builtin-extraction\.worker\.js: build the server \(npm run build\), or set KURATE_BUILTIN_EXTRACTOR_THREADS=0\./);
     expect(createExtractor(loadConfig({ KURATE_BUILTIN_EXTRACTOR_THREADS: '0' }).llm)).toMatchObject({ name: 'builtin', threads: 0 });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
 import { failureOf, JobError } from '../../src/jobs/job-failure.js';
-import { ExtractorError } from '../../src/llm/extraction.types.js';
+import { ExtractorError } from '../../src/llm-client/llm-errors.js';
 
 describe('extraction configuration', () => {
   it('defaults: role all, threshold 0.6, the backend’s limits, 5 retries from 30 s, 30-minute jobs, 2-second polls', () => {

@@ -6,7 +6,7 @@ import { chunkPage, type AnchoredChunk } from '../../src/kg/page-chunks.js';
 import { needsExtraction, type ExtractionState } from '../../src/kg/extraction-decision.js';
 import { chunkEmbeddingText, extractionSourceOf, nodeEmbeddingText } from '../../src/kg/extraction-source.js';
 import { edgeSignature, nodeSignature, normaliseName } from '../../src/kg/signatures.js';
-import type { ExtractionResult } from '../../src/llm/extraction.types.js';
+import type { ExtractionResult } from '../../src/extractors/extraction.types.js';
 
 const chunk = (position: number, hash: string, anchor: string | null = null): AnchoredChunk => ({
   position, headingPath: anchor ? [anchor] : [], text: hash, tokenEstimate: 1, contentHash: hash, headingLine: anchor ? 0 : null, anchor,

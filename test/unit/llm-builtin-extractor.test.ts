@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BuiltinExtractor, cleanMarkdown, confidence, MAX_CONFIDENCE } from '../../src/llm/builtin.extractor.js';
-import { ChunkText } from '../../src/llm/evidence-matcher.js';
-import { PREDICATES, type ExtractionRequest } from '../../src/llm/extraction.types.js';
+import { BuiltinExtractor, cleanMarkdown, confidence, MAX_CONFIDENCE } from '../../src/extractors/builtin/builtin.extractor.js';
+import { ChunkText } from '../../src/extractors/evidence-matcher.js';
+import { PREDICATES, type ExtractionRequest } from '../../src/extractors/extraction.types.js';
 
 const CORPUS = fileURLToPath(new URL('../../../shared/corpus/foam-docs', import.meta.url));
 const OBSIDIAN_PAGE = readFileSync(`${CORPUS}/user/recipes/migrating-from-obsidian.md`, 'utf8');

@@ -4,13 +4,14 @@ import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigModule } from '../../src/config/config.module.js';
 import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
-import { AnthropicExtractor } from '../../src/llm/anthropic.extractor.js';
-import { BuiltinExtractor } from '../../src/llm/builtin.extractor.js';
-import { EMBEDDER, EXTRACTOR, type Embedder, type Extractor } from '../../src/llm/extraction.types.js';
-import { HashingEmbedder } from '../../src/llm/hashing.embedder.js';
+import { AnthropicExtractor } from '../../src/extractors/anthropic/anthropic.extractor.js';
+import { BuiltinExtractor } from '../../src/extractors/builtin/builtin.extractor.js';
+import { EXTRACTOR, type Extractor } from '../../src/extractors/extraction.types.js';
+import { EMBEDDER, type Embedder } from '../../src/embedders/embedder.js';
+import { HashingEmbedder } from '../../src/embedders/hashing.embedder.js';
 import { LlmModule } from '../../src/llm/llm.module.js';
-import { OllamaEmbedder } from '../../src/llm/ollama.embedder.js';
-import { OllamaExtractor } from '../../src/llm/ollama.extractor.js';
+import { OllamaEmbedder } from '../../src/embedders/ollama.embedder.js';
+import { OllamaExtractor } from '../../src/extractors/ollama/ollama.extractor.js';
 
 describe('LLM configuration', () => {
   it('defaults to the offline built-in extractor and embedder', () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExtractorError } from '../../src/llm/extraction.types.js';
-import { retryAfterMs, withDeadline } from '../../src/llm/llm-errors.js';
+import { ExtractorError, retryAfterMs, withDeadline } from '../../src/llm-client/llm-errors.js';
 
 describe('retryAfterMs', () => {
   const now = Date.parse('2026-11-29T12:00:00Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChunkText, sentenceRanges } from '../../src/llm/evidence-matcher.js';
+import { ChunkText, sentenceRanges } from '../../src/extractors/evidence-matcher.js';
 
 const sentences = (raw: string) => sentenceRanges(raw).map(({ start, end }) => raw.slice(start, end));
 

@@ -5,8 +5,8 @@ import {
   MalformedExtractionError,
   parseModelJson,
   validateExtraction,
-} from '../../src/llm/extraction-validator.js';
-import type { ExtractionRequest } from '../../src/llm/extraction.types.js';
+} from '../../src/extractors/extraction-validator.js';
+import type { ExtractionRequest } from '../../src/extractors/extraction.types.js';
 
 const CHUNK = [
   '# Backlinks',

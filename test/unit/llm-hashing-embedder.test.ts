@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL, HashingEmbedder, hashEmbedding } from '../../src/llm/hashing.embedder.js';
+import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL, HashingEmbedder, hashEmbedding } from '../../src/embedders/hashing.embedder.js';
 
 const cosine = (a: number[], b: number[]) => a.reduce((s, x, i) => s + x * b[i], 0);
 const norm = (a: number[]) => Math.sqrt(cosine(a, a));

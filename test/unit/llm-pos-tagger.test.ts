@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tagSentences, type TaggedTerm } from '../../src/llm/pos-tagger.js';
+import { tagSentences, type TaggedTerm } from '../../src/extractors/builtin/pos-tagger.js';
 
 const words = (terms: TaggedTerm[]) => terms.map((t) => t.text);
 const term = (sentences: TaggedTerm[][], text: string) => sentences.flat().find((t) => t.text === text)!;

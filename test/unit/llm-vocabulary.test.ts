@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ENTITY_TYPES, PREDICATES } from '../../src/llm/extraction.types.js';
-import { normaliseEntityType, normalisePredicate, vocabularyKey } from '../../src/llm/vocabulary.js';
+import { ENTITY_TYPES, PREDICATES } from '../../src/extractors/extraction.types.js';
+import { normaliseEntityType, normalisePredicate, vocabularyKey } from '../../src/extractors/vocabulary.js';
 
 describe('the closed vocabularies', () => {
   it('have the issue\'s entity types and at least ten predicates, related_to among them', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headingText, highlightQuote, passageHref } from '../../src/admin/evidence.js';
+import { headingText, highlightQuote, passageHref } from '../../src/pages/evidence.js';
 
 describe('highlightQuote: the quote inside its chunk', () => {
   it('finds a verbatim quote and keeps the text around it', () => {

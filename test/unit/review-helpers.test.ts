@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { uniqueAliases } from '../../src/admin/curation.service.js';
-import type { ProposalRow } from '../../src/admin/proposals.repository.js';
-import { decodeCursor, encodeCursor } from '../../src/admin/review-queue.service.js';
+import { uniqueAliases } from '../../src/curation/curation.service.js';
+import type { ProposalRow } from '../../src/review/proposals.repository.js';
+import { decodeCursor, encodeCursor } from '../../src/review/review-queue.service.js';
 import { nodeSignature, edgeSignature, normaliseName } from '../../src/admin/review-signature.js';
 import { vocabularyKey } from '../../src/admin/review-vocabulary.js';
-import { returnedRows } from '../../src/admin/sql-rows.js';
+import { returnedRows } from '../../src/db/sql-rows.js';
 import { safeReturn, withParams } from '../../src/admin/web-helpers.js';
 
 describe('queue cursors', () => {

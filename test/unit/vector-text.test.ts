@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { vectorText } from '../../src/db/vector-text.js';
-import { hashEmbedding } from '../../src/llm/hashing.embedder.js';
+import { hashEmbedding } from '../../src/embedders/hashing.embedder.js';
 
 describe('vectorText (pgvector text input)', () => {
   it('writes each component with eight decimals at most', () => {

@@ -1,5 +1,5 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { KgNodeEntity } from '../../kg/kg-tables/kg-node.entity.js';
+import { KgNodeEntity } from '../../kg-tables/kg-node.entity.js';
 
 export const NODE_SIGNATURE_REASONS = ['renamed', 'merged', 'approved_as'] as const;
 export type NodeSignatureReason = (typeof NODE_SIGNATURE_REASONS)[number];

@@ -1,6 +1,6 @@
 import { Index } from 'typeorm';
-import { KgNodeEntity } from '../../kg/kg-tables/kg-node.entity.js';
-import { KgProposalEntity } from '../../kg/kg-tables/kg-proposal.entity.js';
+import { KgNodeEntity } from '../../kg-tables/kg-node.entity.js';
+import { KgProposalEntity } from '../../kg-tables/kg-proposal.entity.js';
 
 /**
  * migrations/0005_review.sql adds indexes to two tables the kg module describes. TypeORM drops indexes an entity

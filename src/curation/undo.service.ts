@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { AuditService } from '../audit/audit.service.js';
+import type { RequestOrigin } from '../auth/users.service.js';
+import { ReviewErrors } from '../admin/review-errors.js';
+import { ReviewJournalRepository, type KgReviewActionRow } from '../admin/review-journal.repository.js';
+
+export interface UndoOutcome {
+  /** The undo's own action (itself undoable: undoing it applies the original action again). */
+  actionId: string;
+  undid: string;
+  summary: string;
+  restored: { inserted: number; updated: number; deleted: number };
+}
+
+export interface ReviewActionView extends KgReviewActionRow {
+  undoable: boolean;
+}
+
+/**
+ * Undo of any review action from its journal: it is refused when any row the action touched has changed since
+ * (the later actions that changed them are named, to be undone first); otherwise exactly the rows that were there
+ * come back, in one transaction, journaled and audited like any other action.
+ */
+@Injectable()
+export class UndoService {
+  constructor(
+    private readonly journal: ReviewJournalRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  undo(actionId: string, origin: RequestOrigin): Promise<UndoOutcome> {
+    return this.journal.transaction(async (tx) => {
+      const action = await this.journal.lockAction(actionId, tx);
+      if (!action) throw ReviewErrors.notFound(`Review action ${actionId}`);
+      if (action.undoneAt) {
+        throw ReviewErrors.conflict('already_undone', `Action ${actionId} (“${action.summary}”) was already undone by ${action.undoneBy}. Nothing was changed.`, {
+          actionId, undoneBy: action.undoneBy, undoneAt: action.undoneAt,
+        });
+      }
+      await this.journal.lockTouchedRows(actionId, tx);
+      const conflicts = await this.journal.conflicts(actionId, tx);
+      if (conflicts.length > 0) {
+        const later = await this.journal.laterActionsTouching(actionId, tx);
+        const first = later.length > 0
+          ? ` Undo ${later.length === 1 ? 'this later action' : 'these later actions'} first: ${later.map((a) => `#${a.id} (${a.summary})`).join('; ')}.`
+          : ' They were changed outside review (by extraction or a policy purge), so the old rows cannot come back exactly.';
+        throw ReviewErrors.conflict(
+          'changed_since',
+          `Action ${actionId} cannot be undone: ${conflicts.length}${conflicts.length === 20 ? '+' : ''} of the rows it touched have changed since.${first}`,
+          { actionId, conflicts, laterActions: later.map((a) => ({ id: a.id, action: a.action, summary: a.summary })) },
+        );
+      }
+      const actor = origin.actor;
+      const undo = await this.journal.open(tx, 'undo', actor, `review-action:${actionId}`, 'undoing', actionId);
+      await this.journal.copyAfterImagesAsBefore(undo, actionId);
+      let restored: UndoOutcome['restored'];
+      try {
+        restored = await this.journal.restore(actionId, tx);
+      } catch (error) {
+        const code = error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
+        if (code !== '23505' && code !== '23503') throw error;
+        throw ReviewErrors.conflict('changed_since', `Action ${actionId} cannot be undone: the graph now holds a row that would clash with the one it would restore (${code === '23505' ? 'the same name, edge or pending proposal exists again' : 'an entity it refers to is gone'}). Nothing was changed.`, { actionId });
+      }
+      await this.journal.markUndone(actionId, actor.name, tx);
+      if (action.action === 'undo' && action.undoOf) await this.journal.markRedone(action.undoOf, tx);
+      const summary = action.action === 'undo' ? `Redid: ${stripUndo(action.summary)}` : `Undid #${actionId}: ${action.summary}`;
+      await this.journal.close(undo, summary, { undid: actionId, restored });
+      await this.audit.record(actor, 'kg.undo', `review-action:${actionId}`, { journal: undo.actionId, undid: actionId, action: action.action, summary, restored }, origin.ip, tx);
+      return { actionId: undo.actionId, undid: actionId, summary, restored };
+    });
+  }
+
+  async list(filter: { beforeId?: string; limit: number; action?: string }): Promise<ReviewActionView[]> {
+    const rows = await this.journal.list(filter, this.journal.manager);
+    return rows.map((r) => ({ ...r, undoable: r.undoneAt === null }));
+  }
+
+  async get(id: string): Promise<{ action: ReviewActionView; rows: Awaited<ReturnType<ReviewJournalRepository['rows']>> }> {
+    const action = await this.journal.get(id, this.journal.manager);
+    if (!action) throw ReviewErrors.notFound(`Review action ${id}`);
+    return { action: { ...action, undoable: action.undoneAt === null }, rows: await this.journal.rows(id, 200, this.journal.manager) };
+  }
+}
+
+function stripUndo(summary: string): string {
+  return summary.replace(/^Undid #\d+: /, '');
+}

@@ -1,0 +1,104 @@
+// The contract between the extractors (src/extractors/{builtin,ollama,anthropic}) and the extraction pipeline (src/kg).
+// extract() returns results that are already validated and normalised: callers do not re-validate.
+
+export const ENTITY_TYPES = [
+  'person',
+  'organization',
+  'place',
+  'event',
+  'product',
+  'technology',
+  'concept',
+  'project',
+  'document',
+  'other',
+] as const;
+export type EntityType = (typeof ENTITY_TYPES)[number];
+
+// Closed list; anything a model invents is mapped through PREDICATE_ALIASES or falls back to related_to.
+export const PREDICATES = [
+  'related_to',
+  'part_of',
+  'is_a',
+  'uses',
+  'requires',
+  'enables',
+  'implements',
+  'extends',
+  'replaces',
+  'alternative_to',
+  'created_by',
+  'located_in',
+  'member_of',
+  'describes',
+] as const;
+export type Predicate = (typeof PREDICATES)[number];
+
+export interface KnownEntity {
+  name: string;
+  type: EntityType;
+}
+
+export interface ExtractionRequest {
+  pageTitle: string;
+  headingPath: string[];
+  chunkText: string;
+  knownEntities: KnownEntity[];
+  /** Titles of the pages this chunk links to (links that resolve to a page; never attachments or missing pages). */
+  linkTargets: string[];
+  /**
+   * What the wiki says of a linked page's kind, by its title: the entity type its frontmatter `type:` or its cluster
+   * names (`type: plugin`, cluster `user/features`), when one of those maps onto an entity type.
+   */
+  linkTargetTypes?: Record<string, EntityType>;
+  /**
+   * Corpus statistics of words of this page, from the wiki's own pages (src/kg/term-stats.ts), by lower-cased word:
+   * in how many pages it occurs, how often in running text in lower case (an ordinary word) and how often capitalised
+   * inside a sentence (a name). `pages` is the number of pages the statistics cover.
+   */
+  termStats?: TermStats;
+}
+
+export interface TermStats {
+  pages: number;
+  terms: Record<string, { pages: number; lower: number; capitalised: number }>;
+}
+
+export interface ExtractedEntity {
+  name: string;
+  type: EntityType;
+  confidence: number;
+  evidence: string;
+  /** Other spellings the chunk uses for it (case, plural, a page's file name), which become aliases on approval. */
+  surfaces?: string[];
+  /** Why it was proposed: the signals that made its confidence (the built-in extractor). */
+  signals?: string[];
+}
+
+export interface ExtractedRelation {
+  source: string;
+  predicate: Predicate;
+  target: string;
+  confidence: number;
+  evidence: string;
+  /** Why it was proposed: `sentence-pattern`, `see-also`, `co-occurrence` (the built-in extractor). */
+  signals?: string[];
+}
+
+export interface ExtractionResult {
+  entities: ExtractedEntity[];
+  relations: ExtractedRelation[];
+  extractor: string;
+  model: string;
+  dropped: { item: string; reason: string }[];
+}
+
+export interface Extractor {
+  readonly name: 'builtin' | 'ollama' | 'anthropic';
+  readonly model: string;
+  extract(request: ExtractionRequest, signal?: AbortSignal): Promise<ExtractionResult>;
+  /** Releases what the backend holds (worker threads), at shutdown. */
+  close?(): Promise<void>;
+}
+
+export const EXTRACTOR = Symbol('EXTRACTOR');

@@ -1,0 +1,59 @@
+import { headingAnchor } from './markdown/markdown-renderer.js';
+
+export interface Highlight {
+  before: string;
+  match: string;
+  after: string;
+  /** False when the quote could not be found in the chunk (it is then shown on its own). */
+  found: boolean;
+}
+
+/**
+ * Finds a verbatim quote in its chunk, tolerant of case and whitespace (the extractor verified it the same way),
+ * and cuts the chunk to `context` characters either side of it.
+ */
+export function highlightQuote(text: string, quote: string, context = 280): Highlight {
+  const words = quote.trim().split(/\s+/u).filter(Boolean);
+  if (words.length === 0) return { before: clip(text, context * 2, 'end'), match: '', after: '', found: false };
+  let start = text.indexOf(quote);
+  let length = quote.length;
+  if (start < 0) {
+    const pattern = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'), 'iu');
+    const match = pattern.exec(text);
+    if (match) {
+      start = match.index;
+      length = match[0].length;
+    }
+  }
+  if (start < 0) return { before: clip(text, context * 2, 'end'), match: '', after: '', found: false };
+  return {
+    before: clip(text.slice(0, start), context, 'start'),
+    match: text.slice(start, start + length),
+    after: clip(text.slice(start + length), context, 'end'),
+    found: true,
+  };
+}
+
+/** Shortens text to about `max` characters at a word boundary, cutting its start or its end. */
+function clip(text: string, max: number, cut: 'start' | 'end'): string {
+  if (text.length <= max) return text;
+  return cut === 'start' ? `…${text.slice(text.length - max).replace(/^\S*\s/u, '')}` : `${text.slice(0, max).replace(/\s\S*$/u, '')}…`;
+}
+
+/** Where a chunk sits in its page: its heading path, and the id its heading has on the rendered page, if known. */
+export interface PassageSection {
+  headingPath: readonly string[];
+  /** Stored with the chunk (`setup-2` for a page's second "Setup"); null at the top of the page or for a chunk made before anchors were stored. */
+  anchor?: string | null;
+}
+
+/** The link to a passage: the page, at the heading the passage sits under (the id the renderer gave that heading). */
+export function passageHref(slug: string, section: PassageSection): string {
+  const heading = section.headingPath.at(-1);
+  const anchor = section.anchor ?? (heading === undefined ? null : headingAnchor(heading));
+  return `/page/${encodeURIComponent(slug)}${anchor ? `#${anchor}` : ''}`;
+}
+
+export function headingText(headingPath: string[]): string {
+  return headingPath.join(' › ');
+}

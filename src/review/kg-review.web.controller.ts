@@ -1,0 +1,307 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res, UseInterceptors } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Access } from '../auth/access.decorator.js';
+import { Origin } from '../auth/request-origin.decorator.js';
+import type { RequestOrigin } from '../auth/users.service.js';
+import { fieldText, readForm } from '../web/forms.js';
+import { EditApproveDto, GapsQueryDto, ProposalFilterDto, ProposalListQueryDto } from './dto/review.dto.js';
+import { EntityPagesService } from '../curation/entity-pages.service.js';
+import { QUEUE_SORTS } from './proposals.repository.js';
+import { ReviewErrors } from '../admin/review-errors.js';
+import { ReviewIdPipe } from '../admin/review-id.pipe.js';
+import { ReviewQueueService, type ProposalView } from './review-queue.service.js';
+import { BULK_DEFAULT_LIMIT, ReviewService, type ApprovalEdits } from './review.service.js';
+import { ServerTimingInterceptor } from '../admin/server-timing.interceptor.js';
+import { UndoService } from '../curation/undo.service.js';
+import {
+  entityHref, KG_BASE, options, percent, predicateOptions, proposalHref, REVIEW_CSS, REVIEW_SCRIPTS, safeReturn, showingUserErrors,
+  typeOptions, userError, withParams,
+} from '../admin/web-helpers.js';
+
+const QUEUE_PAGE_SIZE = 25;
+/** A form handler that rendered a page itself (a confirmation) instead of acting. */
+const RENDERED = Symbol('rendered');
+const FILTER_FIELDS = ['kind', 'type', 'predicate', 'cluster', 'page', 'extractor', 'minConfidence', 'maxConfidence', 'q'] as const;
+const SORT_LABELS: Record<string, string> = { confidence: 'confidence', support: 'support (pages and chunks)', age: 'age' };
+
+/**
+ * The review queue in HTML: GET /admin/knowledge-graph and /admin/knowledge-graph/ui/*, plain forms with the CSRF
+ * token and no inline script or style (public/js/review.js adds the keyboard: j/k, a, r, e). Actions redirect back
+ * to the queue with `done=<action id>`, which shows what happened and an undo button.
+ */
+@ApiExcludeController()
+@Controller('admin/knowledge-graph')
+@Access('admin')
+@UseInterceptors(ServerTimingInterceptor)
+export class KgReviewWebController {
+  constructor(
+    private readonly queue: ReviewQueueService,
+    private readonly review: ReviewService,
+    private readonly undo: UndoService,
+    private readonly pages: EntityPagesService,
+  ) {}
+
+  @Get()
+  async queuePage(@Query() query: Record<string, unknown>, @Res() res: Response) {
+    await this.renderQueue(res, 200, query, {});
+  }
+
+  @Get('ui/proposals/:id')
+  async proposalPage(@Param('id', ReviewIdPipe) id: string, @Query() query: Record<string, unknown>, @Res() res: Response) {
+    await this.renderProposal(res, 200, id, { returnUrl: safeReturn(fieldText(query, 'return')) });
+  }
+
+  @Post('ui/proposals/:id/approve')
+  @HttpCode(200)
+  async approve(@Param('id', ReviewIdPipe) id: string, @Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    const back = safeReturn(fieldText(form, 'return'));
+    const input = readForm(EditApproveDto, {
+      name: fieldText(form, 'name') || undefined,
+      type: fieldText(form, 'type') || undefined,
+      description: fieldText(form, 'description') || undefined,
+      predicate: fieldText(form, 'predicate') || undefined,
+      swapDirection: fieldText(form, 'swap') === 'on' ? 'true' : undefined,
+      intoEntityId: fieldText(form, 'into') || undefined,
+      note: fieldText(form, 'note') || undefined,
+    });
+    await this.act(res, back, form, async () => {
+      if (!input.ok) throw ReviewErrors.invalid(input.message);
+      const { note, ...edits } = input.value;
+      const outcome = await this.review.approve(id, edits as ApprovalEdits, note ?? null, origin);
+      return outcome.actionId;
+    });
+  }
+
+  @Post('ui/proposals/:id/reject')
+  @HttpCode(200)
+  async reject(@Param('id', ReviewIdPipe) id: string, @Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    const back = safeReturn(fieldText(form, 'return'));
+    const reason = fieldText(form, 'reason').trim().slice(0, 1000) || null;
+    await this.act(res, back, form, async () => (await this.review.reject(id, reason, origin)).actionId);
+  }
+
+  @Post('ui/proposals/:id/reopen')
+  @HttpCode(200)
+  async reopen(@Param('id', ReviewIdPipe) id: string, @Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    const back = safeReturn(fieldText(form, 'return'));
+    await this.act(res, back, form, async () => (await this.review.reopen(id, origin)).actionId);
+  }
+
+  /** Bulk: the selection at once; everything matching the filter after a confirmation that says how many. */
+  @Post('ui/bulk')
+  @HttpCode(200)
+  async bulk(@Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    const back = safeReturn(fieldText(form, 'return'));
+    const action = fieldText(form, 'action') === 'reject' ? 'reject' : 'approve';
+    const reason = fieldText(form, 'reason').trim().slice(0, 1000) || undefined;
+    const raw = (form as Record<string, unknown> | null)?.ids;
+    const ids = (Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : []).filter((v): v is string => typeof v === 'string' && /^[1-9]\d{0,17}$/.test(v));
+    if (fieldText(form, 'scope') !== 'matching') {
+      await this.act(res, back, form, async () => {
+        if (ids.length === 0) throw ReviewErrors.invalid('Select some proposals first (the boxes beside them), or use “everything matching”.');
+        return (await this.review.bulk({ action, ids, reason }, origin)).actionId;
+      });
+      return;
+    }
+    const filterInput = readForm(ProposalFilterDto, Object.fromEntries(FILTER_FIELDS.map((f) => [f, fieldText(form, f) || undefined])));
+    const minConfidence = Number(fieldText(form, 'bulkMinConfidence'));
+    await this.act(res, back, form, async () => {
+      if (!filterInput.ok) throw ReviewErrors.invalid(filterInput.message);
+      if (fieldText(form, 'bulkMinConfidence').trim() === '' || !(minConfidence >= 0 && minConfidence <= 1)) {
+        throw ReviewErrors.invalid('Give the lowest confidence to act on, from 0 to 1 (e.g. 0.9).');
+      }
+      const filter = { ...filterInput.value, minConfidence: Math.max(minConfidence, filterInput.value.minConfidence ?? 0) };
+      if (fieldText(form, 'confirm') !== 'yes') {
+        const listed = await this.queue.list({ filter, limit: 1 });
+        const count = Math.min(listed.total, BULK_DEFAULT_LIMIT);
+        res.render('admin/knowledge-graph-bulk', {
+          title: `Confirm: ${action} ${count}`, extraCss: REVIEW_CSS, nav: 'queue', action, isReject: action === 'reject', count,
+          capped: listed.total >= BULK_DEFAULT_LIMIT,
+          minConfidence: filter.minConfidence, reason: reason ?? '', returnUrl: back,
+          hidden: FILTER_FIELDS.map((f) => ({ name: f, value: fieldText(form, f) })).filter((f) => f.value !== ''),
+          filterText: describeFilter(filterInput.value),
+        });
+        return RENDERED;
+      }
+      return (await this.review.bulk({ action, filter: filterInput.value, minConfidence: filter.minConfidence, reason }, origin)).actionId;
+    });
+  }
+
+  @Get('ui/audit')
+  async auditPage(@Query('before') before: unknown, @Query('done') done: unknown, @Res() res: Response) {
+    const beforeId = typeof before === 'string' && /^[1-9]\d{0,17}$/.test(before) ? before : undefined;
+    await this.renderAudit(res, 200, beforeId, { done: await this.doneNotice(done) });
+  }
+
+  @Post('ui/audit/:id/undo')
+  @HttpCode(200)
+  async undoAction(@Param('id', ReviewIdPipe) id: string, @Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    const back = safeReturn(fieldText(form, 'return'), `${KG_BASE}/ui/audit`);
+    await showingUserErrors(
+      res,
+      async () => {
+        const outcome = await this.undo.undo(id, origin);
+        res.redirect(303, withParams(back, { done: outcome.actionId }));
+      },
+      (status, message) => this.renderAudit(res, status, undefined, { error: message }),
+    );
+  }
+
+  @Get('ui/gaps')
+  async gapsPage(@Query() query: Record<string, unknown>, @Res() res: Response) {
+    const input = readForm(GapsQueryDto, query);
+    const minPages = input.ok ? (input.value.minPages ?? 2) : 2;
+    const gaps = await this.pages.contentGaps(minPages, 200);
+    res.status(input.ok ? 200 : 400).render('admin/knowledge-graph-gaps', {
+      title: 'Pages worth writing', extraCss: REVIEW_CSS, nav: 'gaps', minPages, error: input.ok ? null : input.message,
+      items: gaps.items.map((g) => ({ ...g, entityHref: g.entity ? entityHref(g.entity.id) : null, fromPages: g.fromPages.slice(0, 5), moreFrom: Math.max(0, g.fromPages.length - 5) })),
+      entityCount: gaps.entities, wantedCount: gaps.wanted,
+    });
+  }
+
+  // --- rendering ---------------------------------------------------------------------------------------------------
+
+  private async renderQueue(res: Response, status: number, query: Record<string, unknown>, extra: { error?: string }) {
+    const input = readForm(ProposalListQueryDto, Object.fromEntries(Object.entries(query).filter(([k]) => !['done', 'focus'].includes(k))));
+    const q = input.ok ? input.value : new ProposalListQueryDto();
+    const { sort, direction, after, before, limit: _limit, status: proposalStatus, ...filter } = q;
+    let page;
+    let error = extra.error ?? (input.ok ? null : input.message);
+    try {
+      page = await this.queue.list({ filter: { ...filter, status: proposalStatus }, sort, direction, after, before, limit: QUEUE_PAGE_SIZE });
+    } catch (e) {
+      const known = userError(e);
+      if (!known) throw e;
+      error = known.message;
+      status = known.status;
+      page = await this.queue.list({ filter: { ...filter, status: proposalStatus }, sort, direction, limit: QUEUE_PAGE_SIZE });
+    }
+    const base: Record<string, string | undefined> = {
+      ...Object.fromEntries(FILTER_FIELDS.map((f) => [f, q[f] === undefined ? undefined : String(q[f])])),
+      status: proposalStatus, sort, direction,
+    };
+    const href = (params: Record<string, string | undefined>) => withParams(KG_BASE, { ...base, ...params });
+    const current = href({ after, before });
+    const pending = (proposalStatus ?? 'pending') === 'pending';
+    const items = page.items.map((item, i) => proposalModel(item, page.items[i + 1]?.id ?? page.items[i - 1]?.id ?? null));
+    res.status(status === 200 && !input.ok ? 400 : status).render('admin/knowledge-graph', {
+      title: 'Review queue',
+      extraCss: REVIEW_CSS,
+      scripts: REVIEW_SCRIPTS,
+      nav: 'queue',
+      error,
+      done: await this.doneNotice(query.done),
+      focus: typeof query.focus === 'string' && /^\d+$/.test(query.focus) ? query.focus : null,
+      filter: { ...base, cluster: q.cluster ?? '', page: q.page ?? '', extractor: q.extractor ?? '', q: q.q ?? '', minConfidence: q.minConfidence ?? '', maxConfidence: q.maxConfidence ?? '' },
+      kindOptions: options(['node', 'edge'], q.kind, { node: 'entities (nodes)', edge: 'relations (edges)' }),
+      typeOptions: typeOptions(q.type),
+      predicateOptions: predicateOptions(q.predicate),
+      statusOptions: options(['pending', 'approved', 'rejected', 'retired'], proposalStatus ?? 'pending'),
+      sortOptions: options(QUEUE_SORTS, page.sort, SORT_LABELS),
+      directionOptions: options(['desc', 'asc'], page.direction, { desc: 'highest / newest first', asc: 'lowest / oldest first' }),
+      filtered: FILTER_FIELDS.some((f) => q[f] !== undefined),
+      items,
+      pending,
+      total: page.total,
+      capped: page.capped,
+      returnUrl: current,
+      firstHref: after || before ? href({}) : null,
+      prevHref: page.prevCursor ? href({ before: page.prevCursor }) : null,
+      nextHref: page.nextCursor ? href({ after: page.nextCursor }) : null,
+      hidden: FILTER_FIELDS.map((f) => ({ name: f, value: base[f] ?? '' })).filter((f) => f.value !== ''),
+    });
+  }
+
+  private async renderProposal(res: Response, status: number, id: string, extra: { returnUrl: string; error?: string }) {
+    const proposal = await this.queue.get(id);
+    res.status(status).render('admin/knowledge-graph-proposal', {
+      title: `Proposal ${id}`,
+      extraCss: REVIEW_CSS,
+      scripts: REVIEW_SCRIPTS,
+      nav: 'queue',
+      proposal: proposalModel(proposal, null),
+      returnUrl: extra.returnUrl,
+      error: extra.error ?? null,
+    });
+  }
+
+  private async renderAudit(res: Response, status: number, beforeId: string | undefined, extra: { done?: unknown; error?: string }) {
+    const limit = 50;
+    const actions = await this.undo.list({ beforeId, limit });
+    res.status(status).render('admin/knowledge-graph-audit', {
+      title: 'Review history and undo',
+      extraCss: REVIEW_CSS,
+      nav: 'audit',
+      done: extra.done ?? null,
+      error: extra.error ?? null,
+      actions: actions.map((a) => ({ ...a, isUndo: a.action === 'undo', label: a.action.replace(/_/g, ' '), targetHref: targetHref(a.target) })),
+      nextHref: actions.length === limit ? `${KG_BASE}/ui/audit?before=${actions.at(-1)!.id}` : null,
+      newestHref: beforeId ? `${KG_BASE}/ui/audit` : null,
+    });
+  }
+
+  /** `done=<action id>` after a redirect: what the action did, and whether it can still be undone. */
+  private async doneNotice(done: unknown) {
+    if (typeof done !== 'string' || !/^[1-9]\d{0,17}$/.test(done)) return null;
+    try {
+      const { action } = await this.undo.get(done);
+      return { id: action.id, summary: action.summary, undoable: action.undoable };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Runs a form's action and goes back (303) with its outcome; a user's mistake re-renders the queue with it. */
+  private async act(res: Response, back: string, form: unknown, work: () => Promise<string | null | typeof RENDERED>) {
+    await showingUserErrors(
+      res,
+      async () => {
+        const actionId = await work();
+        if (actionId === RENDERED) return;
+        const focus = fieldText(form, 'next');
+        res.redirect(303, withParams(back, { done: actionId, focus: /^\d+$/.test(focus) ? focus : null }));
+      },
+      (status, message) => this.renderQueue(res, status, Object.fromEntries(new URLSearchParams(back.split('?')[1] ?? '')), { error: message }),
+    );
+  }
+}
+
+/** A proposal as the queue and the proposal page show it. */
+function proposalModel(item: ProposalView, nextId: string | null) {
+  const isNode = item.kind === 'node';
+  return {
+    ...item,
+    isNode,
+    isEdge: !isNode,
+    isPending: item.status === 'pending',
+    isRejected: item.status === 'rejected',
+    href: proposalHref(item.id),
+    nextId,
+    confidencePct: percent(item.confidence),
+    typeOptions: typeOptions(item.type ?? undefined),
+    predicateOptions: predicateOptions(item.predicate ?? undefined),
+    morePages: Math.max(0, item.pages.length - 8),
+    pagesShown: item.pages.slice(0, 8),
+    moreEvidence: Math.max(0, item.evidenceTotal - item.evidence.length),
+    evidence: item.evidence.map((e) => ({ ...e, confidencePct: percent(e.confidence) })),
+    duplicates: item.duplicates.map((d) => ({ ...d, href: entityHref(d.nodeId), scorePct: percent(d.score) })),
+    endpoints: item.endpoints
+      ? {
+          source: { ...item.endpoints.source, href: item.endpoints.source.entityId ? entityHref(item.endpoints.source.entityId) : item.endpoints.source.proposalId ? proposalHref(item.endpoints.source.proposalId) : null },
+          target: { ...item.endpoints.target, href: item.endpoints.target.entityId ? entityHref(item.endpoints.target.entityId) : item.endpoints.target.proposalId ? proposalHref(item.endpoints.target.proposalId) : null },
+        }
+      : null,
+  };
+}
+
+function describeFilter(filter: ProposalFilterDto): string {
+  const parts = FILTER_FIELDS.filter((f) => f !== 'minConfidence' && filter[f] !== undefined).map((f) => `${f} ${String(filter[f])}`);
+  return parts.length ? parts.join(', ') : 'no other filter';
+}
+
+function targetHref(target: string | null): string | null {
+  const match = /^(entity|edge|proposal):(\d+)$/.exec(target ?? '');
+  if (!match) return null;
+  return `${KG_BASE}/ui/${match[1] === 'entity' ? 'entities' : `${match[1]}s`}/${match[2]}`;
+}

@@ -1,0 +1,196 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { headingText, highlightQuote, passageHref, type Highlight } from '../pages/evidence.js';
+import {
+  ProposalsRepository, type DuplicateRow, type EndpointRow, type EvidenceRow, type ProposalRow, type QueueCursor,
+  type QueueFilter, type QueueSort, type SortDirection,
+} from './proposals.repository.js';
+import { ID_PATTERN, ReviewErrors } from '../admin/review-errors.js';
+import { NODE_EMBEDDING_HOOK, type NodeEmbeddingHook } from '../kg/review-hooks.js';
+
+export const DEFAULT_DIRECTION: Record<QueueSort, SortDirection> = { confidence: 'desc', support: 'desc', age: 'asc' };
+export const QUEUE_COUNT_CAP = 1000;
+
+export interface QueueQuery {
+  filter: Omit<QueueFilter, 'status'> & { status?: QueueFilter['status'] };
+  sort?: QueueSort;
+  direction?: SortDirection;
+  /** Opaque cursors from a previous page's nextCursor / prevCursor. */
+  after?: string;
+  before?: string;
+  limit: number;
+}
+
+export interface EvidenceView {
+  slug: string;
+  pageTitle: string;
+  /** The page, at the heading the passage sits under. */
+  href: string;
+  headingPath: string[];
+  heading: string;
+  quote: string;
+  confidence: number | null;
+  highlight: Highlight;
+}
+
+export interface EndpointView {
+  signature: string;
+  name: string;
+  /** An entity already (its id), a pending node proposal (approved with the edge), or missing/rejected. */
+  state: 'entity' | 'pending' | 'rejected' | 'missing';
+  entityId: string | null;
+  proposalId: string | null;
+}
+
+export interface ProposalView extends Omit<ProposalRow, 'sortValue'> {
+  evidence: EvidenceView[];
+  /** Pieces of visible evidence in all (evidence lists the best few). */
+  evidenceTotal: number;
+  /** Every supporting page: how many passages, and its best quote (`href` leads to that quote's section). */
+  pages: { slug: string; title: string; href: string; quotes: number; bestQuote: string }[];
+  endpoints: { source: EndpointView; target: EndpointView } | null;
+  duplicates: Omit<DuplicateRow, 'proposalId'>[];
+}
+
+export interface QueuePage {
+  items: ProposalView[];
+  /** How many match (counted up to 1,000: `capped` says there are at least that many). */
+  total: number;
+  capped: boolean;
+  nextCursor: string | null;
+  prevCursor: string | null;
+  sort: QueueSort;
+  direction: SortDirection;
+}
+
+/** The review queue and one proposal with its evidence, endpoints and possible duplicates. */
+@Injectable()
+export class ReviewQueueService {
+  private readonly logger = new Logger('ReviewQueue');
+
+  constructor(
+    private readonly proposals: ProposalsRepository,
+    @Optional() @Inject(NODE_EMBEDDING_HOOK) private readonly embeddings: NodeEmbeddingHook | null = null,
+  ) {}
+
+  async list(query: QueueQuery): Promise<QueuePage> {
+    const sort = query.sort ?? 'confidence';
+    const direction = query.direction ?? DEFAULT_DIRECTION[sort];
+    const filter: QueueFilter = { ...query.filter, status: query.filter.status ?? 'pending' };
+    if (query.after && query.before) throw ReviewErrors.invalid('Give either after or before, not both.');
+    const after = query.after ? decodeCursor(query.after, sort) : undefined;
+    const before = query.before ? decodeCursor(query.before, sort) : undefined;
+    return this.proposals.reading(async (db) => {
+      const { rows, more, total } = await this.proposals.page({ filter, sort, direction, after, before, limit: query.limit }, QUEUE_COUNT_CAP, db);
+      const items = await this.views(rows, 3, false, db);
+      const first = rows[0];
+      const last = rows.at(-1);
+      const backwards = before !== undefined;
+      return {
+        items,
+        total,
+        capped: total >= QUEUE_COUNT_CAP,
+        nextCursor: last && (backwards || more) ? encodeCursor(last) : null,
+        prevCursor: first && (backwards ? more : after !== undefined) ? encodeCursor(first) : null,
+        sort,
+        direction,
+      };
+    });
+  }
+
+  async get(id: string): Promise<ProposalView> {
+    const { row, view } = await this.proposals.reading(async (db) => {
+      const found = await this.proposals.get(id, db);
+      if (!found || !(await this.proposals.isVisible(id, db))) throw ReviewErrors.notFound(`Proposal ${id}`);
+      return { row: found, view: (await this.views([found], 50, true, db))[0] };
+    });
+    if (row.kind === 'node' && row.status === 'pending') view.duplicates = await this.withEmbeddingDuplicates(row, view.duplicates);
+    return view;
+  }
+
+  private async views(rows: ProposalRow[], evidencePerProposal: number, thorough: boolean, db: EntityManager): Promise<ProposalView[]> {
+    const ids = rows.map((r) => r.id);
+    const evidence = await this.proposals.evidence(ids, evidencePerProposal, db);
+    const pages = await this.proposals.supportPages(ids, db);
+    const edges = rows.filter((r) => r.kind === 'edge');
+    const endpoints = new Map<string, EndpointRow>(
+      (await this.proposals.endpoints([...new Set(edges.flatMap((e) => [e.sourceSignature!, e.targetSignature!]))], db)).map((e) => [e.signature, e]),
+    );
+    const pendingNodes = rows.filter((r) => r.kind === 'node' && r.status === 'pending');
+    const duplicates = await this.proposals.duplicates(pendingNodes.map((r) => ({ proposalId: r.id, name: r.name! })), thorough ? 8 : 3, thorough, db);
+    return rows.map(({ sortValue: _s, ...row }) => {
+      const mine = evidence.filter((e) => e.proposalId === row.id);
+      const visibleSupport = mine[0]?.total ?? 0;
+      return {
+        ...row,
+        // What the admin can see: support from a page in the trash or softly excluded is not counted while hidden.
+        supportCount: visibleSupport,
+        evidence: mine.map(evidenceView),
+        evidenceTotal: visibleSupport,
+        pages: pages.filter((p) => p.proposalId === row.id).map((p) => ({ slug: p.slug, title: p.title, href: passageHref(p.slug, p), quotes: p.quotes, bestQuote: p.bestQuote })),
+        endpoints: row.kind === 'edge'
+          ? { source: endpointView(row.sourceSignature!, row.sourceName, endpoints), target: endpointView(row.targetSignature!, row.targetName, endpoints) }
+          : null,
+        duplicates: duplicates.filter((d) => d.proposalId === row.id).map(({ proposalId: _p, ...d }) => d),
+      };
+    });
+  }
+
+  /** Adds entities whose embedding is close to the proposal's name (the embedder is called outside any transaction). */
+  private async withEmbeddingDuplicates(row: ProposalRow, found: ProposalView['duplicates']): Promise<ProposalView['duplicates']> {
+    if (!this.embeddings?.embedName) return found;
+    try {
+      const embedded = await this.embeddings.embedName(row.name!, row.type!);
+      if (!embedded) return found;
+      const near = await this.proposals.nearestByEmbedding(embedded.model, embedded.vector, 5, 0.85);
+      const known = new Set(found.map((d) => d.nodeId));
+      return [...found, ...near.filter((n) => !known.has(n.nodeId)).map((n) => ({ ...n, how: 'close embedding' as const }))];
+    } catch (error) {
+      // A slow or absent embedding backend must not cost the admin the proposal page.
+      this.logger.warn(`Embedding duplicates for proposal ${row.id} skipped: ${error instanceof Error ? error.message : String(error)}`);
+      return found;
+    }
+  }
+}
+
+function evidenceView(e: EvidenceRow): EvidenceView {
+  return {
+    slug: e.slug,
+    pageTitle: e.pageTitle,
+    href: passageHref(e.slug, e),
+    headingPath: e.headingPath,
+    heading: headingText(e.headingPath),
+    quote: e.quote,
+    confidence: e.confidence,
+    highlight: highlightQuote(e.chunkText, e.quote),
+  };
+}
+
+function endpointView(signature: string, name: string | null, rows: Map<string, EndpointRow>): EndpointView {
+  const row = rows.get(signature);
+  const state = row?.nodeId ? 'entity' : row?.pendingProposalId ? 'pending' : row?.rejected ? 'rejected' : 'missing';
+  return { signature, name: row?.nodeName ?? name ?? signature, state, entityId: row?.nodeId ?? null, proposalId: row?.pendingProposalId ?? null };
+}
+
+export function encodeCursor(row: ProposalRow): string {
+  return Buffer.from(JSON.stringify([row.sortValue, row.id])).toString('base64url');
+}
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)?$/;
+
+/** A cursor must come from this sort (a cursor is opaque, but a hand-edited one gets a 400, never a 500). */
+export function decodeCursor(text: string, sort: QueueSort): QueueCursor {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    parsed = null;
+  }
+  const bad = ReviewErrors.invalid('That page cursor is not valid for this sort (start again from the first page).');
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[1] !== 'string' || !ID_PATTERN.test(parsed[1])) throw bad;
+  const value = parsed[0];
+  if (typeof value !== 'string') throw bad;
+  if (sort === 'age' ? !TIMESTAMP.test(value) : !/^-?\d+(\.\d+)?(e-?\d+)?$/i.test(value)) throw bad;
+  if (sort === 'support' && !/^-?\d{1,9}$/.test(value)) throw bad;
+  return { value, id: parsed[1] };
+}
