@@ -491,11 +491,10 @@ function afterHead(rest: string): string | null {
  */
 function ordinaryWord(name: string, stats: ExtractionRequest['termStats']): string | null {
   if (!stats || /\s/.test(name) || /^\p{Lu}{2,}/u.test(name) || /\p{Ll}\p{Lu}/u.test(name)) return null;
-  // Only words of the language (the lexicon's common words): jargon written in lower case (`frontmatter`, `git`) may
-  // still be the name of a thing; the statistics decide which common words this wiki uses as names (`Canvas`).
-  if (!isCommonWord(name)) return null;
+  // A word of the language (the lexicon's common words) written in lower case as often as capitalised; any other word
+  // (jargon such as `frontmatter`, `git`, which may name a thing) only when lower case is twice as common.
   const { lower, capitalised } = termUse(name, stats);
-  if (lower >= 2 && lower >= capitalised) return `an ordinary word in this wiki (written in lower case ${lower} times, capitalised ${capitalised})`;
+  if (lower >= 2 && lower >= capitalised * (isCommonWord(name) ? 1 : 2)) return `an ordinary word in this wiki (written in lower case ${lower} times, capitalised ${capitalised})`;
   return null;
 }
 
@@ -545,10 +544,12 @@ function isCapitalised(text: string): boolean {
 function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityType | null }[] {
   const phrases: { name: string; type: EntityType | null }[] = [];
   let run: TaggedTerm[] = [];
+  let articleBefore = false;
   const close = () => {
     while (run.length > 0 && CONNECTORS.has(run[run.length - 1].text.toLowerCase())) run.pop();
-    // `Install VS Code`, `Why Choose Foam`, `The Apache Foundation`: leading verbs and function words are not the name.
-    while (run.length > 1 && isLeadingFunctionWord(run[0])) run.shift();
+    // `Install VS Code`, `Why Choose Foam`, `The Apache Foundation`: leading verbs and function words are not the name,
+    // unless an article stands before the run (`the Share Sheet`: a noun phrase whose first word is also a verb).
+    while (run.length > 1 && isLeadingFunctionWord(run[0]) && !(articleBefore && !has(run[0], 'Determiner', 'Pronoun', 'QuestionWord'))) run.shift();
     const single = run.length === 1 ? run[0] : null;
     // A lone capitalised common word (`Notes`, `See`, `Version`) is emphasis or a list item's first word, not a name.
     if (single && isCommonWord(single.text) && !has(single, 'Person', 'Place', 'Organization')) run = [];
@@ -577,6 +578,7 @@ function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityTyp
         has(term, 'Person', 'Place', 'Organization') ||
         (next !== undefined && isCapitalised(next.text) && !/[^\s-]|\s-|-\s/.test(term.post) && !has(term, ...FUNCTION_TAGS));
     } else inRun = run.length > 0 && CONNECTORS.has(term.text.toLowerCase()) && isCapitalised(terms[i + 1]?.text ?? '');
+    if (inRun && run.length === 0) articleBefore = i > 0 && ARTICLE_BEFORE.test(terms[i - 1].text) && !/[^\s]/.test(terms[i - 1].post);
     if (inRun) run.push(term);
     else close();
   });
@@ -584,6 +586,7 @@ function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityTyp
   return phrases;
 }
 
+const ARTICLE_BEFORE = /^(?:the|a|an|your|our|this|that|its|their)$/i;
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Place', 'City', 'Country', 'Region', 'Organization', 'ProperNoun', 'Honorific', 'Demonym']);
 const VERB_TAGS = new Set(['Infinitive', 'PresentTense', 'PastTense', 'Gerund', 'Participle', 'Imperative', 'Verb', 'Modal', 'Copula', 'Auxiliary', 'PhrasalVerb']);
 const LEADING_TAGS = new Set([...VERB_TAGS, 'Determiner', 'Pronoun', 'QuestionWord', 'Preposition', 'Conjunction', 'Adverb']);

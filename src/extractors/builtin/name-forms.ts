@@ -45,6 +45,7 @@ export function displayTitle(title: string, text: string): string {
 export type TitleKind = 'entity' | 'task' | 'topic';
 
 const PREPOSITIONS = new Set(['to', 'from', 'with', 'in', 'into', 'on', 'onto', 'for', 'via', 'using', 'without', 'by', 'across', 'between', 'through', 'vs', 'versus', 'and', 'or']);
+const ARTICLES = new Set(['a', 'an', 'the', 'your', 'my', 'our', 'their', 'its', 'this', 'these', 'some', 'new']);
 const VERB_TAGS = ['Infinitive', 'Imperative', 'PresentTense', 'PastTense', 'Verb', 'Gerund', 'Participle', 'Auxiliary', 'Modal'];
 const NOT_A_NAME_START = ['Determiner', 'Possessive', 'Pronoun', 'QuestionWord', 'Adverb', 'Ordinal', 'Value', 'Preposition', 'Conjunction'];
 const kinds = new Map<string, TitleKind>();
@@ -69,9 +70,12 @@ function classify(title: string): TitleKind {
   if (/\?$/.test(text) || /^(?:how|why|what|when|where|which|who)\b/i.test(text)) return 'task';
   const words = text.split(' ');
   if (words.length === 1) return 'entity';
+  const lower = words.map((w) => w.toLowerCase());
+  // `Coming from Obsidian`, `Publish to GitHub Pages`, `Format your notes`: a verb or gerund, then its object's article or preposition.
+  const verbFirst = /ing$/.test(lower[0]) || (lexiconTags(lower[0]).length > 0 && lexiconTags(lower[0]).every((t) => VERB_TAGS.includes(t)));
+  if (verbFirst && (PREPOSITIONS.has(lower[1]) || ARTICLES.has(lower[1]))) return 'task';
   const capitalised = words.filter((w) => /^\p{Lu}/u.test(w)).length;
   if (capitalised >= 2 && capitalised >= Math.ceil(words.filter((w) => !PREPOSITIONS.has(w.toLowerCase()) && w.length > 3).length)) return 'entity';
-  const lower = words.map((w) => w.toLowerCase());
   if (lower.slice(1).some((w) => PREPOSITIONS.has(w)) && words.length >= 3) {
     const first = nlp(text).json()[0]?.terms?.[0]?.tags ?? [];
     return first.some((t: string) => VERB_TAGS.includes(t)) ? 'task' : 'topic';
