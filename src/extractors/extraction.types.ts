@@ -47,6 +47,11 @@ export interface ExtractionRequest {
   /** Titles of the pages this chunk links to (links that resolve to a page; never attachments or missing pages). */
   linkTargets: string[];
   /**
+   * Targets of the chunk's links to pages that do not exist yet (wanted pages), as written; never attachments. A
+   * weaker signal than a link to a page: the author named something, nobody has written it up.
+   */
+  wantedTargets?: string[];
+  /**
    * What the wiki says of a linked page's kind, by its title: the entity type its frontmatter `type:` or its cluster
    * names (`type: plugin`, cluster `user/features`), when one of those maps onto an entity type.
    */

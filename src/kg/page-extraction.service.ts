@@ -6,6 +6,7 @@ import { ENTITY_TYPES, EXTRACTOR, type EntityType, type ExtractionRequest, type 
 import { normaliseEntityType } from '../extractors/vocabulary.js';
 import { CO_OCCURRENCE } from '../extractors/builtin/builtin.extractor.js';
 import { variantKey } from '../extractors/builtin/name-forms.js';
+import { isAttachmentTarget } from '../extractors/attachments.js';
 import { EMBEDDER, type Embedder } from '../embedders/embedder.js';
 import { extractLinks } from '../pages/markdown/wikilinks.js';
 import { CallLimiter } from './call-limiter.js';
@@ -56,7 +57,7 @@ const EMBED_BATCH = 32;
  * A `related_to` from co-occurrence needs its pair on this many pages (chunks of one page overlap, and a page repeats
  * itself), and this PMI (log2, over chunks) at least.
  */
-const MIN_SHARED_PAGES = 2;
+const MIN_SHARED_PAGES = 3;
 const MIN_PMI = 1;
 
 const SKIPPED = (reason: string, chunks = 0): PageExtractionOutcome => ({
@@ -433,22 +434,29 @@ function addSupport(support: { chunkId: string; pageId: string; quote: string; c
 }
 
 /**
- * The titles of the pages a chunk links to, with the entity type their frontmatter `type:` or cluster names. Only
- * links that resolve to a page count: an embed or link of an attachment (`![[diagram.png]]`, `[[report.pdf]]`) or of
- * a missing page names no page, so it is never a link target (attachments are never entities).
+ * The titles of the pages a chunk links to, with the entity type their frontmatter `type:` names, and apart, the
+ * targets of links to pages not written yet. An embed or link of an attachment (`![[diagram.png]]`, `[[report.pdf]]`)
+ * is neither: attachments are never entities.
  */
-export function linkTargetsOf(chunkText: string, pages: Map<string, LinkedPage>): { linkTargets: string[]; linkTargetTypes: Record<string, EntityType> } {
+export function linkTargetsOf(
+  chunkText: string,
+  pages: Map<string, LinkedPage>,
+): { linkTargets: string[]; linkTargetTypes: Record<string, EntityType>; wantedTargets: string[] } {
   const targets = new Set<string>();
+  const wanted = new Set<string>();
   const types: Record<string, EntityType> = {};
-  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types };
+  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, wantedTargets: [] };
   for (const link of extractLinks(chunkText)) {
     const page = link.key ? pages.get(link.key) : undefined;
-    if (!page) continue;
+    if (!page) {
+      if (link.key && !isAttachmentTarget(link.target)) wanted.add(link.target);
+      continue;
+    }
     targets.add(page.title);
     const type = pageEntityType(page);
     if (type) types[page.title] = type;
   }
-  return { linkTargets: [...targets], linkTargetTypes: types };
+  return { linkTargets: [...targets], linkTargetTypes: types, wantedTargets: [...wanted].filter((w) => !targets.has(w)) };
 }
 
 /**

@@ -22,6 +22,8 @@ export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v3';
 export const SIGNAL_WEIGHTS = {
   /** The chunk links to a page with this title. */
   link: 0.6,
+  /** The chunk links to a page not written yet under this name (a wanted page). */
+  wantedLink: 0.45,
   /** Already an approved entity (from `knownEntities`). */
   known: 0.5,
   /** It is the page title. */
@@ -73,7 +75,7 @@ interface Candidate {
 }
 
 /** Name ranks: which spelling of a name wins when several variants meet in a chunk. */
-const NAME_RANK: Record<Signal, number> = { known: 5, link: 4, title: 3, inTitle: 0, heading: 0, properNoun: 2, typed: 0, nounPhrase: 1 };
+const NAME_RANK: Record<Signal, number> = { known: 5, link: 4, wantedLink: 3, title: 3, inTitle: 0, heading: 0, properNoun: 2, typed: 0, nounPhrase: 1 };
 
 // Words that end a noun phrase even when the tagger calls them nouns (`all work`, `something here`).
 const NOUN_PHRASE_STOPS = new Set([
@@ -201,7 +203,8 @@ export function extractBuiltin(request: ExtractionRequest): {
   const targets = new Map<string, string>();
   const pageTypes = request.linkTargetTypes ?? {};
   const entityTitles = new Set<string>();
-  for (const title of new Set(request.linkTargets)) {
+  const wantedTitles = new Set((request.wantedTargets ?? []).filter((t) => !isAttachmentTarget(t)));
+  for (const title of new Set([...request.linkTargets, ...wantedTitles])) {
     const kind = titleKind(title);
     if (kind !== 'entity') {
       dropped.push({ item: `link target "${title}"`, reason: `a ${kind === 'task' ? 'how-to' : 'topic'} page title: a page, not an entity` });
@@ -224,7 +227,7 @@ export function extractBuiltin(request: ExtractionRequest): {
   };
   const addTitle = (title: string): Candidate | null => {
     const type = pageTypes[title] ?? null;
-    const candidate = add(display(title), 'link', type, type ? 4 : 1);
+    const candidate = add(display(title), wantedTitles.has(title) && !request.linkTargets.includes(title) ? 'wantedLink' : 'link', type, type ? 4 : 1);
     candidate?.surfaces.add(title);
     return candidate;
   };
@@ -236,7 +239,7 @@ export function extractBuiltin(request: ExtractionRequest): {
   });
   for (const title of entityTitles) {
     const candidate = candidates.get(variantKey(display(title)));
-    if (candidate?.signals.has('link')) continue;
+    if (candidate?.signals.has('link') || candidate?.signals.has('wantedLink')) continue;
     if (sentences.some((s) => mentions(s, title) || mentions(s, display(title)))) addTitle(title);
     else dropped.push({ item: `link target "${title}"`, reason: 'not found in the chunk text' });
   }
@@ -278,7 +281,7 @@ export function extractBuiltin(request: ExtractionRequest): {
   // `Share Sheet`) is a fragment of it, unless a link, an approved entity or the page title vouches for it.
   const needles = new Map([...candidates.values()].map((c) => [c, [...c.surfaces].map(searchable).filter((n) => n !== '')]));
   for (const candidate of candidates.values()) {
-    if (candidate.signals.has('link') || candidate.signals.has('known') || candidate.signals.has('title')) continue;
+    if (candidate.signals.has('link') || candidate.signals.has('wantedLink') || candidate.signals.has('known') || candidate.signals.has('title')) continue;
     const own = needles.get(candidate)!;
     const longer = [...candidates.values()].filter((other) => other !== candidate && needles.get(other)!.some((n) => own.some((o) => n !== o && ` ${n} `.includes(` ${o} `))));
     if (longer.length === 0) continue;
@@ -288,6 +291,13 @@ export function extractBuiltin(request: ExtractionRequest): {
       return own.some((o) => text.includes(` ${o} `));
     });
     if (!outside) {
+      // Its evidence is the longer name's: `Kilimanjaro`, a proper noun once `Mount` was cut, makes `Mount Kilimanjaro` one.
+      const into = longer.reduce((a, b) => (b.name.length > a.name.length ? b : a));
+      for (const signal of ['properNoun', 'typed'] as const) if (candidate.signals.has(signal)) into.signals.add(signal);
+      if (candidate.type && candidate.typeRank > into.typeRank) {
+        into.type = candidate.type;
+        into.typeRank = candidate.typeRank;
+      }
       candidates.delete(candidate.key);
       dropped.push({ item: `name "${candidate.name}"`, reason: `only ever part of the longer name "${longer[0].name}"` });
     }
