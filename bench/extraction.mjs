@@ -15,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { replicateCorpus } from './lib/corpus.mjs';
+import { FOAM_DOCS, replicateCorpus } from './lib/corpus.mjs';
 import { backendPids, busyShare, cpuWindow, machineInfo, reniceAutogroup, reniceProcess } from './lib/machine.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -31,7 +31,7 @@ const { values: opt } = parseArgs({
     concurrency: { type: 'string', default: '4' },
     'builtin-concurrency': { type: 'string' },
     'builtin-threads': { type: 'string' },
-    corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? '/work/shared/corpus/foam-docs' },
+    corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? FOAM_DOCS },
     'pg-admin-url': { type: 'string', default: process.env.KURATE_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-write': { type: 'boolean', default: false },
     only: { type: 'string' },
@@ -48,7 +48,7 @@ if (opt.help) {
   --concurrency N      extraction calls in flight in the concurrent pipeline run (default 4)
   --builtin-concurrency N   KURATE_EXTRACT_CONCURRENCY for the built-in run (default: the built-in backend's default)
   --builtin-threads N  KURATE_BUILTIN_EXTRACTOR_THREADS for the built-in run (default: the server's: 1 from 4 cores, else 0)
-  --corpus DIR         the Markdown corpus to replicate (default /work/shared/corpus/foam-docs)
+  --corpus DIR         the Markdown corpus to replicate (default test/fixtures/foam-docs)
   --pg-admin-url URL   a PostgreSQL where ${DB_NAME} may be created and dropped
   --only builtin|pipeline   run one part only (implies --no-write)
   --profile FILE       write a CPU profile (.cpuprofile) of the built-in run's extraction (not the import);

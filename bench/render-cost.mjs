@@ -5,10 +5,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { FOAM_DOCS } from './lib/corpus.mjs';
 
 const { values, positionals } = parseArgs({ options: { 'app-root': { type: 'string' } }, allowPositionals: true });
 const root = path.resolve(values['app-root'] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..'));
-const corpus = positionals[0] ?? '/work/shared/corpus/foam-docs';
+const corpus = positionals[0] ?? FOAM_DOCS;
 const load = (rel) => import(pathToFileURL(path.join(root, 'dist', rel)).href);
 
 const { parseFrontmatter } = await load('pages/markdown/frontmatter.js');

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { replicateCorpus } from './lib/corpus.mjs';
+import { FOAM_DOCS, replicateCorpus } from './lib/corpus.mjs';
 import { backendPids, busyShare, cpuWindow, machineInfo, reniceAutogroup, reniceProcess } from './lib/machine.mjs';
 import { freePort, killAllNow, startChild, stopAll, stopChild, waitForHttp } from './lib/procs.mjs';
 import { summarise } from './profile-summary.mjs';
@@ -45,7 +45,7 @@ const { values: opt } = parseArgs({
     'keep-db': { type: 'boolean', default: false },
     'normal-priority': { type: 'boolean', default: false },
     'import-via': { type: 'string', default: 'auto' },
-    corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? '/work/shared/corpus/foam-docs' },
+    corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? FOAM_DOCS },
     'pg-admin-url': { type: 'string', default: process.env.KURATE_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     'app-root': { type: 'string', default: REPO },
     help: { type: 'boolean', default: false },
@@ -73,7 +73,7 @@ if (opt.help) {
                        backends; by default they are raised so that other work on the machine disturbs less
   --keep-db            leave the ${DB_NAME} database in place afterwards (for EXPLAIN and friends)
   --keep-tmp           keep the temp folder (corpus, embedded data, profiles)
-  --corpus DIR         source corpus (default /work/shared/corpus/foam-docs)
+  --corpus DIR         source corpus (default test/fixtures/foam-docs)
   --app-root DIR       run the build in another checkout (default: this repo)
   --pg-admin-url URL   maintenance connection used to drop/create the ${DB_NAME} database`);
   process.exit(0);
@@ -723,7 +723,7 @@ handler returning the same bytes, measured in the same run; save p95 < 30 ms; im
 database (PGlite) is measured the same way, for comparison.
 
 How (\`npm run bench\` = \`npm run build && node bench/run.mjs\`; \`node bench/run.mjs --help\` lists the options):
-1. /work/shared/corpus/foam-docs (86 pages) is replicated to 1,000 pages in a temp folder: copy i suffixes every file
+1. test/fixtures/foam-docs (86 pages) is replicated to 1,000 pages in a temp folder: copy i suffixes every file
    name with \`-i\` and points its [[wikilinks]] and relative Markdown links at its own copy (broken links stay broken).
 2. A fresh \`kurate_bench\` database; \`node dist/main.js\` as a child process (KURATE_LOG_LEVEL=error), with the first
    admin from KURATE_ADMIN_EMAIL/PASSWORD. The bench logs in through the login form and makes a write-scope API token.

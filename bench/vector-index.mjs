@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { FOAM_DOCS } from './lib/corpus.mjs';
 import { machineInfo } from './lib/machine.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -25,7 +26,7 @@ const { values: opt } = parseArgs({
     k: { type: 'string', default: '60' },
     params: { type: 'string' },
     'ef-search': { type: 'string' },
-    corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? '/work/shared/corpus/foam-docs' },
+    corpus: { type: 'string', default: process.env.KURATE_BENCH_CORPUS ?? FOAM_DOCS },
     'pg-admin-url': { type: 'string', default: process.env.KURATE_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
     'no-write': { type: 'boolean', default: false },
   },

@@ -10,13 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readVaultFile, scanVault } from '../src/cli/vault-files.js';
 import { pagesOfVault } from '../src/cli/vault-pages.js';
 import { REPO_ROOT } from '../test/support/database.js';
+import { FOAM_DOCS } from '../test/support/fixtures.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
 import { importPages, setPolicy, startWorker, waitForJobs } from '../test/e2e/kg-test-helpers.js';
 import {
   entityVerdict, expectedCalibrationError, figures, isFileName, labelKey, relationKey, twinKey, twinRate, type JudgedSet, type ProposedEntity, type ProposedRelation,
 } from './extraction-judging.js';
 
-const CORPUS = path.resolve(REPO_ROOT, 'test/fixtures/foam-docs');
+const CORPUS = FOAM_DOCS;
 const JUDGED_FILE = path.resolve(REPO_ROOT, 'test/fixtures/extraction-judged/foam-docs.json');
 const FLOOR_FILE = path.resolve(REPO_ROOT, 'eval/extraction-floor.json');
 const INCLUDED_CLUSTERS = ['user', 'dev'];

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ValidationPipe } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import { useAuthentication } from './auth/auth.pipeline.js';
 import { securityHeaders } from './auth/security-headers.js';
 import { GlobalExceptionFilter } from './common/domain-exception.filter.js';
+import { inputRules, InputRulesInterceptor } from './common/input-rules.js';
 import { PageViewCache } from './pages/page-view-cache.js';
 import type { KurateConfig } from './config/kurate-config.js';
 import { configureViews } from './web/view-engine.js';
@@ -18,7 +19,11 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 export function configureApp(app: NestExpressApplication, config: KurateConfig): void {
   app.use(securityHeaders());
   app.useBodyParser('json', { limit: config.http.maxBodyBytes });
+  // Flat forms (extended: false): a form field cannot nest, so only JSON needs the depth limit of the input rules.
   app.useBodyParser('urlencoded', { limit: config.http.maxBodyBytes, extended: false });
+  // NUL and nesting depth, for every text a request carries, before any route (docs/data-integrity.md).
+  app.use(inputRules);
+  app.useGlobalInterceptors(new InputRulesInterceptor(app.get(Reflector)));
   app.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, transform: true }));
   app.useGlobalFilters(new GlobalExceptionFilter());
   app.disable('x-powered-by');

@@ -4,6 +4,10 @@
 // (they are left as written); in a last, partial copy a link to a page that copy lacks keeps pointing at copy 0.
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The default corpus: the Foam documentation vendored with the tests (MIT, its LICENSE beside it). */
+export const FOAM_DOCS = fileURLToPath(new URL('../../test/fixtures/foam-docs', import.meta.url));
 
 const MARKDOWN = /\.(?:md|markdown)$/i;
 const SEPARATOR_RUN = /[^\p{L}\p{N}\p{M}]+/gu;

@@ -95,6 +95,11 @@ export class EnvironmentDto {
   @IsInt({ message: '$property must be a whole number' })
   KURATE_LOGIN_MAX_ATTEMPTS?: number;
 
+  /** argon2id cost of new password hashes, written as in the hash itself: m, t and p in any order (existing hashes keep their own). */
+  @IsOptional()
+  @Matches(/^(?=.*\bm=)(?=.*\bt=)(?=.*\bp=)[mtp]=\d{1,7},[mtp]=\d{1,7},[mtp]=\d{1,7}$/, { message: '$property must look like m=65536,t=3,p=4 (memory in KiB, passes, lanes)' })
+  KURATE_PASSWORD_HASH_COST?: string;
+
   /** A regular expression on page slugs: matching pages are system pages, never fed to the knowledge graph. */
   @IsOptional()
   @IsString()

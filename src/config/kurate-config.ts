@@ -28,7 +28,19 @@ export interface AuthConfig {
   sessionDays: number;
   /** Failed logins on one account before it is locked for a growing delay. */
   loginMaxAttempts: number;
+  /** argon2id parameters of new password hashes (KURATE_PASSWORD_HASH_COST). */
+  passwordHash: PasswordHashCost;
 }
+
+/** argon2id's cost: memory in KiB, passes over it, lanes. */
+export interface PasswordHashCost {
+  memoryCost: number;
+  timeCost: number;
+  parallelism: number;
+}
+
+/** The argon2 library's defaults, which OWASP's guidance exceeds: 64 MiB, 3 passes, 4 lanes. */
+export const DEFAULT_PASSWORD_HASH_COST: PasswordHashCost = { memoryCost: 65536, timeCost: 3, parallelism: 4 };
 
 /** The typed configuration, read once at boot. Inject it; never read process.env elsewhere. */
 export class KurateConfig {
@@ -75,12 +87,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       sessionSecret: raw.KURATE_SESSION_SECRET ?? null,
       sessionDays: raw.KURATE_SESSION_DAYS ?? 14,
       loginMaxAttempts: raw.KURATE_LOGIN_MAX_ATTEMPTS ?? 5,
+      passwordHash: raw.KURATE_PASSWORD_HASH_COST ? passwordHashCost(raw.KURATE_PASSWORD_HASH_COST) : DEFAULT_PASSWORD_HASH_COST,
     },
     policyConfigFrom(raw),
     llm,
     extractionConfigFrom(raw, llm.extractor, database.kind),
     searchConfigFrom(env),
   );
+}
+
+/** `m=…,t=…,p=…` in any order (the syntax already checked), within argon2's limits: one pass and lane, 8 KiB per lane. */
+function passwordHashCost(value: string): PasswordHashCost {
+  const cost = Object.fromEntries(value.split(',').map((part) => [part[0], Number(part.slice(2))]));
+  const [memoryCost, timeCost, parallelism] = [cost.m, cost.t, cost.p];
+  if (timeCost < 1 || parallelism < 1 || memoryCost < 8 * parallelism) {
+    throw new ConfigError(`Invalid configuration: KURATE_PASSWORD_HASH_COST needs t ≥ 1, p ≥ 1 and m ≥ 8 × p KiB (got ${JSON.stringify(value)}).`);
+  }
+  return { memoryCost, timeCost, parallelism };
 }
 
 /** `memory://` keeps the embedded database in memory (nothing written to disk); anything else is a folder. */

@@ -1,9 +1,10 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import { PageEntity } from '../pages/page.entity.js';
 
 /** A heading-aware piece of a page: what the extractor reads and what vector search finds. */
 @Entity('kg_content_chunks')
-@Index('kg_content_chunks_page_position_idx', ['pageId', 'position'])
+// One chunk per place in a page; deferrable, because kept chunks are renumbered in one UPDATE (moveChunks).
+@Unique('kg_content_chunks_page_position_key', ['pageId', 'position'], { deferrable: 'INITIALLY IMMEDIATE' })
 @Index('kg_content_chunks_page_hash_idx', ['pageId', 'contentHash'])
 // TypeORM cannot describe GIN indexes: declared so it leaves this one alone; the schema test checks it.
 @Index('kg_content_chunks_search_idx', { synchronize: false })

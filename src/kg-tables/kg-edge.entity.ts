@@ -10,6 +10,8 @@ export type KgEdgeKind = 'co_mention' | 'typed';
 @Index('kg_edges_target_idx', ['targetNodeId'])
 @Check('kg_edges_kind_check', "kind IN ('co_mention', 'typed')")
 @Check('kg_edges_origin_check', "origin IN ('extracted', 'manual', 'import')")
+// A co-mention is an unordered pair, stored from the smaller id to the larger (so (b, a) cannot join (a, b)).
+@Check('kg_edges_co_mention_order_check', "kind <> 'co_mention' OR source_node_id < target_node_id")
 export class KgEdgeEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id: string;

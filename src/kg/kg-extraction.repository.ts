@@ -195,19 +195,27 @@ export class KgExtractionRepository {
   }
 
   /**
-   * The same inside the write transaction, after taking the page's lock: the page row is locked against saves until
+   * The same inside the write transaction, after taking the page's locks: the page row is locked against saves until
    * the transaction ends (its source must not change under the write), and two runs for one page (a retry and a new
-   * save) take turns on the advisory lock, the second seeing the first's rows. The commit need not wait for the disk
-   * (see extractionTransaction).
+   * save, or two workers) take turns on the advisory lock. The locks are taken in a statement of their own and the
+   * page is read in the next one: under READ COMMITTED a statement sees the database as it was when the statement
+   * began, so a read in the statement that waited for the lock would miss the rows the run before it committed
+   * (and insert its chunks a second time). The commit need not wait for the disk (see extractionTransaction).
    */
   async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record' | 'anyNode' | 'linkTitles'> | null> {
+    await preparedQuery(
+      tx,
+      `SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended('kurate.kg.page:' || $1, 0)),
+                             set_config('synchronous_commit', 'off', true)) lock, pages p
+        WHERE p.id = $1::uuid FOR SHARE OF p`,
+      [pageId],
+    );
     const rows: Omit<PageStateRow, 'hasRecord' | 'anyNode' | 'linkTitles' | keyof PageExtractionRecord>[] = await preparedQuery(
       tx,
       `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
               EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks
-         FROM (SELECT pg_advisory_xact_lock(hashtextextended('kurate.kg.page:' || $1, 0)),
-                      set_config('synchronous_commit', 'off', true)) lock, pages p
-        WHERE p.id = $1::uuid FOR SHARE OF p`,
+         FROM pages p
+        WHERE p.id = $1::uuid`,
       [pageId],
     );
     if (rows.length === 0) return null;

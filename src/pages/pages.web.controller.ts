@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { Access } from '../auth/access.decorator.js';
 import type { Actor } from '../auth/actor.js';
 import { CurrentActor } from '../auth/current-actor.decorator.js';
+import { ShowsInputProblemsInForm } from '../common/input-rules.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import { CreatePageDto, GraphQueryDto, ListPagesQueryDto, RenamePageDto, UpdatePageDto } from './dto/page.dto.js';
 import { isSafeSlug, pageSlug } from './markdown/slug.js';
@@ -76,6 +77,7 @@ export class PagesWebController {
 
   @Access('author')
   @Post('page')
+  @ShowsInputProblemsInForm()
   async create(@Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
     const typed = { title: fieldText(form, 'title'), body: fieldText(form, 'body'), message: fieldText(form, 'message') };
     const input = readForm(CreatePageDto, form);
@@ -130,6 +132,7 @@ export class PagesWebController {
 
   @Access('author')
   @Post('page/:slug')
+  @ShowsInputProblemsInForm()
   async update(@Param('slug', SlugPipe) slug: string, @Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
     const typed = { body: fieldText(form, 'body'), message: fieldText(form, 'message'), baseVersion: Number(fieldText(form, 'baseVersion')) || 0 };
     const input = readForm(UpdatePageDto, form);
@@ -216,6 +219,7 @@ export class PagesWebController {
 
   @Access('author')
   @Post('page/:slug/rename')
+  @ShowsInputProblemsInForm()
   async rename(@Param('slug', SlugPipe) slug: string, @Body() form: unknown, @CurrentActor() actor: Actor, @Res() res: Response) {
     const typed = { title: fieldText(form, 'title'), rewriteLinks: ['on', 'true', '1'].includes(fieldText(form, 'rewriteLinks')) };
     const input = readForm(RenamePageDto, form);

@@ -97,6 +97,16 @@ export class ExcludedPagesRepository {
       params.push(scope.pageId);
       filter += ' AND p.id = $4::uuid';
     }
+    if (scope.kind !== 'page') {
+      // Lock the batch's pages in a statement of their own, then decide in the next one: a statement that waited on
+      // a page saved meanwhile would otherwise decide with the kg_excluded_pages rows from before that save.
+      // (A page's own save already holds its row, so reconcilePage does not wait and needs no second statement.)
+      // (Without the pattern, $1: the placeholders move down by one.)
+      const lockSql = `SELECT array_agg(id) AS ids FROM (SELECT p.id FROM pages p WHERE ${filter} ORDER BY p.id LIMIT $3 FOR SHARE OF p) t`;
+      const locked: { ids: string[] | null }[] = await db.query(lockSql.replace(/\$(\d+)/g, (_m, n: string) => `$${Number(n) - 1}`), params.slice(1));
+      filter += ` AND p.id = ANY($${params.length + 1}::uuid[])`;
+      params.push(locked[0].ids ?? []);
+    }
     const rows: { last_id: string | null; scanned: number; now_included: string[]; now_excluded: string[]; included: string[] }[] = await db.query(
       `${DECISION_SQL(filter)}
        , removed AS (
@@ -124,7 +134,8 @@ export class ExcludedPagesRepository {
 /**
  * The inclusion rule of inclusion-decision.ts, in SQL: `decided` has one row per target page, reason null when the
  * page is included. $1 is KURATE_SYSTEM_PAGE_PATTERN (or null), $3 the batch size (null: no limit).
- * The target pages are locked FOR SHARE, so a page save that commits meanwhile is waited for and then seen.
+ * The target pages are locked FOR SHARE, so a page save that commits meanwhile is waited for; reconcile() takes that
+ * lock in a statement before this one, so that the decision then sees what the save wrote.
  */
 const DECISION_SQL = (filter: string) => `
   WITH target AS (

@@ -1,5 +1,6 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { inputProblemOf } from '../common/input-rules.js';
 
 export { fieldText } from '../common/form-fields.js';
 
@@ -10,6 +11,9 @@ export type FormResult<T> = { ok: true; value: T } | { ok: false; message: strin
  * shown again with the user's text, never replaced by an error page.
  */
 export function readForm<T extends object>(dto: ClassConstructor<T>, body: unknown): FormResult<T> {
+  // A NUL the input rules found (they let the form's own handler show it: @ShowsInputProblemsInForm).
+  const problem = inputProblemOf(body);
+  if (problem) return { ok: false, message: `The form could not be saved: ${problem.message}` };
   const plain = body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   const value = plainToInstance(dto, plain);
   const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: false });

@@ -1,3 +1,4 @@
+// @module-tag slow (drives Chromium): `npm run test:fast` leaves it out; docs/testing.md
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

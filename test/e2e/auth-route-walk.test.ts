@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { ModulesContainer } from '@nestjs/core';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCESS_KEY, ACCESS_LEVELS, type AccessLevel } from '../../src/auth/access.decorator.js';
+import { ACCESS_LEVELS, type AccessLevel } from '../../src/auth/access.decorator.js';
+import { appRoutes } from '../support/routes.js';
 import { csrfTokenIn, startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -29,46 +27,8 @@ const RANK: Record<AccessLevel, number> = { public: 0, read: 1, user: 2, author:
 /** What each identity has, in the same scale (with KURATE_PUBLIC_READ on, `read` is open to everyone). */
 type Identity = 'anonymous' | 'reader' | 'author' | 'admin';
 
-function nestRoutes(t: TestApp): Map<string, { access: AccessLevel | undefined; handler: string }> {
-  const found = new Map<string, { access: AccessLevel | undefined; handler: string }>();
-  for (const module of t.app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
-      if (!controller) continue;
-      const classPaths = ([] as string[]).concat(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
-      const proto = controller.prototype as Record<string, unknown>;
-      for (const name of Object.getOwnPropertyNames(proto)) {
-        const fn = proto[name];
-        if (name === 'constructor' || typeof fn !== 'function') continue;
-        const methodPaths = Reflect.getMetadata(PATH_METADATA, fn) as string | string[] | undefined;
-        const method = Reflect.getMetadata(METHOD_METADATA, fn) as RequestMethod | undefined;
-        if (methodPaths === undefined || method === undefined) continue;
-        const access = (Reflect.getMetadata(ACCESS_KEY, fn) ?? Reflect.getMetadata(ACCESS_KEY, controller)) as AccessLevel | undefined;
-        for (const cp of classPaths) {
-          for (const mp of ([] as string[]).concat(methodPaths)) {
-            const path = `/${[cp, mp].map((p) => p.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
-            found.set(`${RequestMethod[method]} ${path}`, { access, handler: `${controller.name}.${name}` });
-          }
-        }
-      }
-    }
-  }
-  return found;
-}
-
-function expressRoutes(t: TestApp): { method: string; path: string }[] {
-  const router = (t.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } }).router;
-  return router.stack
-    .filter((layer) => layer.route)
-    .flatMap((layer) => Object.keys(layer.route!.methods).filter((m) => m !== '_all').map((m) => ({ method: m.toUpperCase(), path: layer.route!.path })));
-}
-
 function allRoutes(t: TestApp): Route[] {
-  const nest = nestRoutes(t);
-  return expressRoutes(t).map(({ method, path }) => {
-    const declared = nest.get(`${method} ${path}`);
-    return { method, path, access: declared ? (declared.access ?? ('undeclared' as AccessLevel)) : null, handler: declared?.handler ?? 'express' };
-  });
+  return appRoutes(t.app).map(({ method, path, access, handler }) => ({ method, path, access: access as AccessLevel | null, handler }));
 }
 
 function concrete(path: string): string {

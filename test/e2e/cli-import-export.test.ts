@@ -1,3 +1,4 @@
+// @module-tag slow (runs bin/kurate processes over the whole Foam corpus): `npm run test:fast` leaves it out; docs/testing.md
 import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,11 +7,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slugify } from '../../src/pages/markdown/slug.js';
 import { closedPort, ensureCliBuilt, filesUnder, KURATE, kurate, type CliTarget } from '../support/cli.js';
-import { REPO_ROOT } from '../support/database.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const run = promisify(execFile);
-const CORPUS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
+const CORPUS = FOAM_DOCS;
 const CORPUS_FILES = 86;
 
 /** A running server, and an author's API token (sent as KURATE_TOKEN) for the CLI to use against it. */

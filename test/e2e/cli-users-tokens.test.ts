@@ -1,3 +1,4 @@
+// @module-tag slow (runs bin/kurate processes): `npm run test:fast` leaves it out; docs/testing.md
 import { spawn, spawnSync } from 'node:child_process';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

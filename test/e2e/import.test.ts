@@ -103,11 +103,11 @@ describe('POST /api/import', () => {
     expect(badYaml.status).toBe('failed');
     expect(badYaml.error).toMatch(/^Invalid frontmatter at line \d+/);
     expect(symbols).toMatchObject({ status: 'failed', error: 'The title "???" needs at least one letter or digit.' });
-    expect(binary).toMatchObject({ slug: 'binary', status: 'failed' });
-    expect(binary.error).toMatch(/NUL character/);
-    expect(res.body.counts).toEqual({ created: 2, updated: 0, unchanged: 0, failed: 4 });
+    // A NUL in a page's source is kept as U+FFFD (docs/data-integrity.md): the page is saved.
+    expect(binary).toMatchObject({ slug: 'binary', status: 'created' });
+    expect(res.body.counts).toEqual({ created: 3, updated: 0, unchanged: 0, failed: 3 });
     await t.http.get('/api/pages/broken').expect(404);
-    await t.http.get('/api/pages/binary').expect(404);
+    expect((await t.http.get('/api/pages/binary').expect(200)).body.body).toBe('a\uFFFDb');
   });
 
   it('refuses a second file naming the same page in one batch instead of overwriting the first', async () => {

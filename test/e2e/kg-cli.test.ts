@@ -1,3 +1,4 @@
+// @module-tag slow (runs bin/kurate processes): `npm run test:fast` leaves it out; docs/testing.md
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureCliBuilt, kurate, type CliTarget } from '../support/cli.js';

@@ -1,3 +1,4 @@
+// @module-tag slow (compiles the server and kills its processes): `npm run test:fast` leaves it out; docs/testing.md
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +17,7 @@ import { closedPort } from '../support/cli.js';
 import { ARTIFACTS_DIR, pgliteTemplate, REPO_ROOT, realPostgresUrl, testRunId } from '../support/database.js';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
 import { freshTestConfig } from '../support/test-app.js';
-import { gadgetAnswer, gadgetPage } from './kg-test-helpers.js';
+import { CONSISTENT, gadgetAnswer, gadgetPage, integrity } from './kg-test-helpers.js';
 
 /**
  * Crash safety with a real `kill -9`: a worker killed while a job waits on the LLM (the fake Ollama hangs on the
@@ -207,6 +208,7 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
     await waitFor('the job to complete after the restart', async () => (await rowsOf(dataSource)).jobs[0]?.state === 'completed', 40_000);
     const after = await rowsOf(dataSource);
     expect(after).toEqual({ ...EXPECTED_AFTER, jobs: [{ state: 'completed', retry_count: 1 }] });
+    expect(await integrity(dataSource)).toEqual({ ...CONSISTENT, chunks: PAGE.sections });
   }, 90_000);
 
   it('leaves nothing of a write transaction the worker is killed in, and writes it whole after a restart', async () => {
@@ -254,6 +256,34 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
     expect(statuses).toEqual([
       { name: 'Gadget1', status: 'pending' }, { name: 'Gadget2', status: 'retired' }, { name: 'Gadget3', status: 'pending' }, { name: 'Gadget9', status: 'pending' },
     ]);
+  }, 90_000);
+
+  it('a worker killed while the LLM stalls, the page changed while it is down: after the restart both jobs of the page run, each finishes once, and the rows are one consistent set', async () => {
+    const web = supertest(`http://127.0.0.1:${webPort}`);
+    const edit = async (from: string, to: string) => {
+      const page = (await web.get(`/api/pages/${PAGE.slug}`).set('Authorization', `Bearer ${token}`).expect(200)).body;
+      await web.put(`/api/pages/${PAGE.slug}`).set('Authorization', `Bearer ${token}`).send({ body: page.body.replaceAll(from, to), baseVersion: page.version }).expect(200);
+    };
+    const jobsBefore = (await rowsOf(dataSource)).jobs.length;
+    fake.phase.hang = true;
+    const callsBefore = fake.calls;
+    await edit('Gadget3', 'Gadget5');
+    await waitFor('the stalled LLM call', () => fake.calls > callsBefore);
+    await killHard(servers[1]);
+    // While no worker runs, the page changes again: a second job of the same page waits beside the abandoned one.
+    await edit('Gadget5', 'Gadget6');
+    expect((await rowsOf(dataSource)).jobs.slice(jobsBefore)).toEqual([{ state: 'active', retry_count: 0 }, { state: 'created', retry_count: 0 }]);
+
+    fake.phase.hang = false;
+    servers[1] = await startServer(await ensureServerBuilt(), { ...workerEnv(), PORT: String(await closedPort()) });
+    await waitFor('both jobs to complete', async () => (await rowsOf(dataSource)).jobs.slice(jobsBefore).every((j) => j.state === 'completed'), 40_000);
+    const jobs = (await rowsOf(dataSource)).jobs.slice(jobsBefore);
+    // The abandoned job ran again once (after it expired); the new one once.
+    expect(jobs).toEqual([{ state: 'completed', retry_count: 1 }, { state: 'completed', retry_count: 0 }]);
+    expect(await integrity(dataSource)).toEqual({ ...CONSISTENT, chunks: PAGE.sections });
+    const texts: { text: string }[] = await dataSource.query(`SELECT text FROM kg_content_chunks ORDER BY position`);
+    expect(texts.some((c) => c.text.includes('Gadget6'))).toBe(true);
+    expect(texts.some((c) => c.text.includes('Gadget3') || c.text.includes('Gadget5'))).toBe(false);
   }, 90_000);
 });
 
@@ -308,6 +338,12 @@ describe.runIf(!ON_POSTGRES)('crash safety on the embedded database: one process
     }, 40_000);
     await stop(second);
     expect(await inspect()).toEqual({ ...EXPECTED_AFTER, jobs: [{ state: 'completed', retry_count: 1 }] });
+    const app = await openApp(configFor());
+    try {
+      expect(await integrity(app.get(DataSource))).toEqual({ ...CONSISTENT, chunks: PAGE.sections });
+    } finally {
+      await app.close();
+    }
     expect(testRunId()).toBeTruthy();
   }, 90_000);
 });

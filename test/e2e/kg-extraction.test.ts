@@ -1,3 +1,4 @@
+// @module-tag slow (extracts the whole Foam corpus): `npm run test:fast` leaves it out; docs/testing.md
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXTRACTOR, type Extractor } from '../../src/extractors/extraction.types.js';

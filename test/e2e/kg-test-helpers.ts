@@ -1,15 +1,13 @@
-import path from 'node:path';
 import type supertest from 'supertest';
+import type { DataSource } from 'typeorm';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { EXTRACT_PAGE_QUEUE } from '../../src/kg/kg-extraction-queue.service.js';
 import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
 import { readVaultFile, scanVault } from '../../src/cli/vault-files.js';
 import { pagesOfVault, type ImportPage } from '../../src/cli/vault-pages.js';
-import { REPO_ROOT } from '../support/database.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 import { startFakeOllama, type FakeOllama, type FakeOllamaOptions } from '../support/fake-ollama.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-
-export const FOAM_DOCS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
 
 /** The Foam docs as `kurate import` sends them (clusters from folders: user/…, dev/…). */
 export async function foamDocsPages(): Promise<ImportPage[]> {
@@ -137,4 +135,29 @@ export async function startOllamaTestApp(respond: FakeOllamaOptions['respond'], 
       await fake.close();
     },
   };
+}
+
+/** How far the derived rows are from their invariants (docs/data-integrity.md): all zero when consistent. */
+export interface Integrity {
+  duplicatePositions: number;
+  chunkCountsOff: number;
+  supportCountsOff: number;
+  positionsOutOfRange: number;
+  chunks: number;
+}
+
+export const CONSISTENT = { duplicatePositions: 0, chunkCountsOff: 0, supportCountsOff: 0, positionsOutOfRange: 0 };
+
+export async function integrity(dataSource: DataSource): Promise<Integrity> {
+  const [row] = await dataSource.query(
+    `SELECT (SELECT count(*) FROM (SELECT 1 FROM kg_content_chunks GROUP BY page_id, position HAVING count(*) > 1) d)::int AS "duplicatePositions",
+            (SELECT count(*) FROM kg_page_extractions r
+              WHERE r.chunk_count <> (SELECT count(*) FROM kg_content_chunks c WHERE c.page_id = r.page_id))::int AS "chunkCountsOff",
+            (SELECT count(*) FROM kg_proposals p
+              WHERE p.support_count <> (SELECT count(*) FROM kg_proposal_support s WHERE s.proposal_id = p.id))::int AS "supportCountsOff",
+            (SELECT count(*) FROM kg_content_chunks c
+              WHERE c.position < 0 OR c.position >= (SELECT count(*) FROM kg_content_chunks x WHERE x.page_id = c.page_id))::int AS "positionsOutOfRange",
+            (SELECT count(*) FROM kg_content_chunks)::int AS chunks`,
+  );
+  return row;
 }

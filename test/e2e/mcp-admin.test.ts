@@ -1,3 +1,4 @@
+// @module-tag slow (extracts the whole Foam corpus): `npm run test:fast` leaves it out; docs/testing.md
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -49,9 +49,12 @@ describe('pages REST API', () => {
       await author.post('/api/pages').send({ title: 'No body' }).expect(400);
     });
 
-    it('refuses NUL characters with 400, and gives a page titled "New" a slug that is not the new-page form', async () => {
-      const nul = await create('a\u0000b', 'Nul Page').expect(400);
+    it('refuses a NUL in the title with 400 naming it, keeps one in the source as U+FFFD, and gives a page titled "New" a slug that is not the new-page form', async () => {
+      const nul = await create('hello', 'Nul\u0000Page').expect(400);
+      expect(nul.body).toMatchObject({ field: 'title' });
       expect(nul.body.message).toMatch(/NUL/);
+      const kept = await create('a\u0000b', 'Nul Page').expect(201);
+      expect(kept.body.body).toBe('a\uFFFDb');
       const page = await create('hello', 'New').expect(201);
       expect(page.body.slug).toBe('new-page');
     });

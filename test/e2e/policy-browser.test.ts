@@ -1,3 +1,4 @@
+// @module-tag slow (drives Chromium): `npm run test:fast` leaves it out; docs/testing.md
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

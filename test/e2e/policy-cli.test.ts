@@ -1,3 +1,4 @@
+// @module-tag slow (runs bin/kg-policy.sh processes): `npm run test:fast` leaves it out; docs/testing.md
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

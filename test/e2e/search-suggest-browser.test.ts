@@ -1,3 +1,4 @@
+// @module-tag slow (drives Chromium): `npm run test:fast` leaves it out; docs/testing.md
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAS_CHROMIUM, launchBrowser, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';

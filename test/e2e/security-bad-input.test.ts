@@ -1,3 +1,4 @@
+// @module-tag slow (drives Chromium, and renders pathological pages): `npm run test:fast` leaves it out; docs/testing.md
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { ARTIFACTS_DIR } from './database.js';
 
-// Browser tests run Debian's chromium through playwright-core (shared/notes/browser.md); none is ever downloaded.
+// Browser tests run Debian's chromium (apt-get install chromium) through playwright-core; no browser is ever downloaded.
 export const CHROMIUM = '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
 
@@ -13,7 +13,7 @@ export function warnWithoutChromium(what: string): void {
   if (!HAS_CHROMIUM) console.warn(`SKIPPED: Debian chromium not installed (apt-get install -y chromium): ${what} did not run`);
 }
 
-// Flags from shared/notes/browser.md: headless as root, and no attempts to reach outside hosts.
+// Headless (also as root, hence --no-sandbox), and no attempts to reach outside hosts.
 const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',

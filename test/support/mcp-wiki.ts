@@ -16,7 +16,7 @@ export const INCLUDED_CLUSTER = 'user';
 export const EXCLUDED_CLUSTER = 'dev';
 
 /**
- * A wiki built from ../shared/corpus/foam-docs as a user would build it: imported, both clusters included and
+ * A wiki built from test/fixtures/foam-docs as a user would build it: imported, both clusters included and
  * extracted (built-in extractor), every edge proposal approved (with its endpoints) so that the graph has typed
  * relations, every proposal of the dev cluster approved, the other node proposals left pending, then the dev cluster
  * excluded again.

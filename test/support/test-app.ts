@@ -56,9 +56,11 @@ export function someIp(): string {
 /**
  * What every test app runs with unless its test says otherwise. The tests run the TypeScript sources, which have no
  * compiled worker module for the built-in extractor's threads: it runs on the main thread (the same code;
- * test/unit/builtin-extractor-threads.test.ts compiles the worker and runs it in threads).
+ * test/unit/builtin-extractor-threads.test.ts compiles the worker and runs it in threads). Passwords are hashed with
+ * argon2id at its smallest cost: at the default (64 MiB, 3 passes) each app start, test user and login cost a second
+ * of CPU, and the cost is a parameter stored in each hash (test/unit/auth-password-hasher.test.ts covers it).
  */
-const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0' };
+const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0', KURATE_PASSWORD_HASH_COST: 'm=1024,t=1,p=1' };
 
 /** Builds the configuration a test runs with: a fresh database of its own, quiet logs. */
 export async function freshTestConfig(env: Record<string, string> = {}): Promise<{ config: KurateConfig; drop: () => Promise<void> }> {

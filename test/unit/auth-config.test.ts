@@ -2,8 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
 
 describe('configuration of accounts and sessions', () => {
-  it('defaults: public reading, no first admin, a generated session secret, 14-day sessions, 5 attempts', () => {
-    expect(loadConfig({}).auth).toEqual({ publicRead: true, initialAdmin: null, sessionSecret: null, sessionDays: 14, loginMaxAttempts: 5 });
+  it('defaults: public reading, no first admin, a generated session secret, 14-day sessions, 5 attempts, argon2id at 64 MiB, t=3, p=4', () => {
+    expect(loadConfig({}).auth).toEqual({
+      publicRead: true, initialAdmin: null, sessionSecret: null, sessionDays: 14, loginMaxAttempts: 5,
+      passwordHash: { memoryCost: 65536, timeCost: 3, parallelism: 4 },
+    });
   });
 
   it('reads every variable', () => {
@@ -14,6 +17,7 @@ describe('configuration of accounts and sessions', () => {
       KURATE_SESSION_SECRET: 'x'.repeat(32),
       KURATE_SESSION_DAYS: '30',
       KURATE_LOGIN_MAX_ATTEMPTS: '10',
+      KURATE_PASSWORD_HASH_COST: 'm=19456,p=1,t=2',
     });
     expect(config.auth).toEqual({
       publicRead: false,
@@ -21,6 +25,7 @@ describe('configuration of accounts and sessions', () => {
       sessionSecret: 'x'.repeat(32),
       sessionDays: 30,
       loginMaxAttempts: 10,
+      passwordHash: { memoryCost: 19456, timeCost: 2, parallelism: 1 },
     });
     expect(loadConfig({ KURATE_PUBLIC_READ: '1' }).auth.publicRead).toBe(true);
   });
@@ -33,6 +38,10 @@ describe('configuration of accounts and sessions', () => {
     [{ KURATE_SESSION_DAYS: '0' }, /KURATE_SESSION_DAYS must not be less than 1/],
     [{ KURATE_SESSION_DAYS: 'two weeks' }, /KURATE_SESSION_DAYS must be a whole number of days/],
     [{ KURATE_LOGIN_MAX_ATTEMPTS: '0' }, /KURATE_LOGIN_MAX_ATTEMPTS must not be less than 1/],
+    [{ KURATE_PASSWORD_HASH_COST: '64MiB' }, /KURATE_PASSWORD_HASH_COST must look like m=65536,t=3,p=4/],
+    [{ KURATE_PASSWORD_HASH_COST: 'm=65536,m=3,p=4' }, /KURATE_PASSWORD_HASH_COST must look like m=65536,t=3,p=4/],
+    [{ KURATE_PASSWORD_HASH_COST: 'm=65536,t=0,p=4' }, /KURATE_PASSWORD_HASH_COST needs t ≥ 1, p ≥ 1 and m ≥ 8 × p KiB/],
+    [{ KURATE_PASSWORD_HASH_COST: 'm=16,t=1,p=4' }, /KURATE_PASSWORD_HASH_COST needs t ≥ 1, p ≥ 1 and m ≥ 8 × p KiB/],
   ])('refuses %o with a sentence naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -1,3 +1,4 @@
+// @module-tag slow (compiles the extractor worker and runs it in threads): `npm run test:fast` leaves it out; docs/testing.md
 import { setMaxListeners } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -10,9 +11,8 @@ import { type ExtractionRequest } from '../../src/extractors/extraction.types.js
 import { ExtractorError } from '../../src/llm-client/llm-errors.js';
 import { createExtractor } from '../../src/llm/llm-backends.js';
 import { BUILTIN_EXTRACTION_WORKER, ensureCompiled, filesUnder } from '../support/cli.js';
-import { REPO_ROOT } from '../support/database.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 
-const FOAM_DOCS = path.resolve(REPO_ROOT, '../shared/corpus/foam-docs');
 
 /** Every chunk of the Foam docs as the extraction job asks for it (titles from file names, links from the text). */
 function foamRequests(): ExtractionRequest[] {

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chunkHash, chunkMarkdown, DEFAULT_CHUNKER_OPTIONS, estimateTokens, sentencesOf, type Chunk } from '../../src/kg/chunker.js';
 import { parseFrontmatter } from '../../src/pages/markdown/frontmatter.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 
 const MAX = DEFAULT_CHUNKER_OPTIONS.maxTokens;
-const FOAM_DOCS = path.resolve(import.meta.dirname, '../../../shared/corpus/foam-docs');
 
 // A deterministic text generator: sentences of 6–19 words from a small vocabulary, paragraphs of 2–6 sentences.
 const VOCABULARY = 'alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega'.split(' ');
@@ -306,11 +306,13 @@ describe('chunkMarkdown on the Foam documentation', () => {
     }
   });
 
-  it('chunks the whole corpus in well under a second', () => {
-    const started = performance.now();
+  // CPU time, not wall time: on a machine shared with other work the wall clock also counts the others' turns.
+  it('chunks the whole corpus in well under a second of CPU', () => {
+    const started = process.cpuUsage();
     let total = 0;
     for (const { body } of pages) total += chunkMarkdown(body).length;
     expect(total).toBeGreaterThan(pages.length);
-    expect(performance.now() - started).toBeLessThan(1000);
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(1000);
   });
 });

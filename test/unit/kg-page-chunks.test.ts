@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { chunkPage } from '../../src/kg/page-chunks.js';
 import { parseFrontmatter } from '../../src/pages/markdown/frontmatter.js';
 import { headingIds, MarkdownRenderer } from '../../src/pages/markdown/markdown-renderer.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 
-const FOAM_DOCS = path.resolve(import.meta.dirname, '../../../shared/corpus/foam-docs');
 const words = (topic: string) => `Enough words about ${topic} to make this section a chunk of its own, not merged with the next one. `.repeat(3);
 const renderedIds = (markdown: string) => [...new MarkdownRenderer().render(markdown, () => null).html.matchAll(/<h\d id="([^"]+)"/g)].map((m) => m[1]);
 

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { BuiltinExtractor, cleanMarkdown, confidence, MAX_CONFIDENCE } from '../../src/extractors/builtin/builtin.extractor.js';
 import { ChunkText } from '../../src/extractors/evidence-matcher.js';
 import { PREDICATES, type ExtractionRequest } from '../../src/extractors/extraction.types.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 
-const CORPUS = fileURLToPath(new URL('../fixtures/foam-docs', import.meta.url));
+const CORPUS = FOAM_DOCS;
 const OBSIDIAN_PAGE = readFileSync(`${CORPUS}/user/recipes/migrating-from-obsidian.md`, 'utf8');
 // The page up to its "Related" list: about one chunk of prose, a table of wikilinks, and a list.
 const OBSIDIAN_CHUNK = OBSIDIAN_PAGE.slice(0, OBSIDIAN_PAGE.indexOf('## Related'));

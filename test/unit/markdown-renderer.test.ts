@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { parseFrontmatter } from '../../src/pages/markdown/frontmatter.js';
 import { escapeHtml, MarkdownRenderer, type ResolvedTarget } from '../../src/pages/markdown/markdown-renderer.js';
 import { extractLinks, type ParsedLink } from '../../src/pages/markdown/wikilinks.js';
+import { FOAM_DOCS } from '../support/fixtures.js';
 
 const PAGES: Record<string, ResolvedTarget> = {
   'graph-view': { slug: 'graph-view', title: 'Graph View' },
@@ -452,11 +452,10 @@ describe('escapeHtml', () => {
 });
 
 describe('the foam-docs corpus', () => {
-  const corpus = fileURLToPath(new URL('../../../shared/corpus/foam-docs', import.meta.url));
-  const files = readdirSync(corpus, { recursive: true, encoding: 'utf8' })
+  const files = readdirSync(FOAM_DOCS, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.md'))
     .sort();
-  const pages = files.map((file) => ({ file, ...parseFrontmatter(readFileSync(join(corpus, file), 'utf8')) }));
+  const pages = files.map((file) => ({ file, ...parseFrontmatter(readFileSync(join(FOAM_DOCS, file), 'utf8')) }));
 
   it('has all 86 pages', () => {
     expect(files).toHaveLength(86);

@@ -1,0 +1,123 @@
+import { SetMetadata, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import type { Reflector } from '@nestjs/core';
+import type { NextFunction, Request, Response } from 'express';
+import type { Observable } from 'rxjs';
+import { DomainErrorCode, DomainException } from './domain.exception.js';
+
+/**
+ * The rules every text a request carries must meet before any route sees it (docs/data-integrity.md):
+ * - PostgreSQL text cannot hold NUL (U+0000). A NUL anywhere (a body field or a key, a query parameter, the address)
+ *   is refused with a 400 that names the field, except in a page's Markdown source (a field named `body`), which is
+ *   stored as written: there each NUL becomes U+FFFD, the replacement CommonMark itself prescribes for U+0000, so the
+ *   page reads exactly as it would have (text pasted from a binary-ish source saves, and the spot stays visible).
+ * - A JSON body nested deeper than MAX_INPUT_DEPTH is refused with a 400 before anything walks it recursively.
+ *   (Form bodies are parsed flat (`extended: false`) and query strings with Express's flat parser: they cannot nest.)
+ */
+export const MAX_INPUT_DEPTH = 64;
+
+/** The field name whose text is a page's Markdown source, kept verbatim: NUL there is replaced, not refused. */
+const VERBATIM_FIELD = 'body';
+const REPLACEMENT = '\uFFFD';
+
+export interface InputProblem {
+  /** Where: `title`, `pages[3].frontmatter.tags[0]`, `?q`, or `the address`. */
+  field: string;
+  message: string;
+}
+
+const nulMessage = (field: string) =>
+  `The field "${field}" contains a NUL character (\\u0000), which Kurate cannot store. Remove it and send again.`;
+
+const childPath = (parent: string, key: string | number) =>
+  typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
+
+/**
+ * Checks a parsed body or query without recursion (a hostile body may be nested 100,000 deep). In a body, NUL in a
+ * `body` field is replaced in place. Returns the first problem, or null.
+ */
+export function checkInput(root: unknown, where: 'body' | 'query'): InputProblem | null {
+  const prefix = where === 'query' ? '?' : '';
+  const stack: { value: unknown; path: string; depth: number; key: string | number | null }[] = [{ value: root, path: '', depth: 0, key: null }];
+  while (stack.length > 0) {
+    const { value, path, depth, key } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!value.includes('\0')) continue;
+      if (where === 'body' && key === VERBATIM_FIELD) continue; // replaced by its parent (below)
+      return { field: `${prefix}${path}`, message: nulMessage(`${prefix}${path}`) };
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) {
+      return { field: `${prefix}${path}`, message: `The request body is nested more than ${MAX_INPUT_DEPTH} levels deep (at "${path}"); Kurate accepts at most ${MAX_INPUT_DEPTH}.` };
+    }
+    if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: childPath(path, i), depth: depth + 1, key: i });
+      continue;
+    }
+    const record = value as Record<string, unknown>;
+    for (const name of Object.keys(record)) {
+      if (name.includes('\0')) return { field: `${prefix}${childPath(path, name)}`, message: nulMessage(`${prefix}${childPath(path, name)}`) };
+      const child = record[name];
+      if (where === 'body' && name === VERBATIM_FIELD && typeof child === 'string' && child.includes('\0')) record[name] = child.replaceAll('\0', REPLACEMENT);
+      stack.push({ value: record[name], path: childPath(path, name), depth: depth + 1, key: name });
+    }
+  }
+  return null;
+}
+
+/** A NUL in the address: `%00` decodes to U+0000 in a route parameter. */
+export function checkAddress(path: string): InputProblem | null {
+  return /%00/i.test(path) ? { field: 'the address', message: 'The address contains a NUL character (%00), which Kurate cannot store or look up.' } : null;
+}
+
+const REJECTION = Symbol('kurate.inputRejection');
+const rejections = new WeakMap<object, InputProblem>();
+
+function rejection(problem: InputProblem): DomainException {
+  return new DomainException(DomainErrorCode.InvalidInput, problem.message, { field: problem.field });
+}
+
+const isFormPost = (request: Request) => request.is('application/x-www-form-urlencoded') === 'application/x-www-form-urlencoded';
+
+/**
+ * The middleware that applies the rules to every request, after the body parsers and before everything else.
+ * A problem is answered with a 400 at once, except in a form post: a form's handler may show its form again with
+ * the message and everything the user typed (see @ShowsInputProblemsInForm); the interceptor below refuses the
+ * form post for every other handler.
+ */
+export function inputRules(request: Request, _response: Response, next: NextFunction): void {
+  const address = checkAddress(request.path);
+  if (address) return next(rejection(address));
+  const problem = checkInput(request.query, 'query') ?? checkInput(request.body, 'body');
+  if (!problem) return next();
+  if (isFormPost(request) && request.body && typeof request.body === 'object') {
+    (request as Request & { [REJECTION]?: InputProblem })[REJECTION] = problem;
+    rejections.set(request.body as object, problem);
+    return next();
+  }
+  next(rejection(problem));
+}
+
+/** The problem the input rules found in a submitted form body (for readForm), if any. */
+export function inputProblemOf(body: unknown): InputProblem | null {
+  return body && typeof body === 'object' ? (rejections.get(body) ?? null) : null;
+}
+
+const SHOWS_INPUT_PROBLEMS = 'kurate:showsInputProblemsInForm';
+
+/**
+ * On a form handler that validates its body with readForm and shows the form again on a problem: a form post
+ * refused by the input rules reaches it (readForm reports the problem), so the user keeps what they typed.
+ */
+export const ShowsInputProblemsInForm = () => SetMetadata(SHOWS_INPUT_PROBLEMS, true);
+
+/** Refuses, before the handler, a form post the input rules found a problem in, unless the handler shows it itself. */
+export class InputRulesInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<Request & { [REJECTION]?: InputProblem }>();
+    const problem = request?.[REJECTION];
+    if (problem && !this.reflector.get<boolean>(SHOWS_INPUT_PROBLEMS, context.getHandler())) throw rejection(problem);
+    return next.handle();
+  }
+}

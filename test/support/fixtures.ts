@@ -1,0 +1,8 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Data the tests read, vendored in the repo with its licence (a clone needs nothing beside it). */
+export const FIXTURES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
+
+/** The Foam documentation (MIT, test/fixtures/foam-docs/LICENSE): 86 Markdown pages in folders user/… and dev/…. */
+export const FOAM_DOCS = path.join(FIXTURES_DIR, 'foam-docs');
