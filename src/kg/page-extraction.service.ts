@@ -386,6 +386,7 @@ export class PageExtractionService {
       groups.set(key, [...(groups.get(key) ?? []), e]);
     }
     if (groups.size === 0) return into;
+    await this.repository.lockVariants([...groups.keys()], tx);
     const pending = await this.repository.pendingNodeProposalsNamed([...groups.keys()].flatMap(variantForms), tx);
     for (const [key, group] of groups) {
       const existing = pending.find((p) => variantKey(p.name) === key);
