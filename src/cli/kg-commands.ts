@@ -105,6 +105,7 @@ export function registerKgCommands(program: Command): void {
     program.command('kg').description("Knowledge-graph extraction: estimate and start it, and see how it goes (needs an admin's API token in KURATE_TOKEN)."),
     'kurate kg extract --cluster docs',
     'kurate kg status',
+    'kurate kg check',
   );
 
   withExamples(
@@ -141,6 +142,77 @@ export function registerKgCommands(program: Command): void {
     const status = await client().get<ApiKgStatus>('/api/admin/kg/status');
     console.log(options.json ? JSON.stringify(status, null, 2) : formatStatus(status));
   });
+
+  withExamples(
+    kg
+      .command('check')
+      .summary('check every invariant of the knowledge graph; --repair mends the safe ones')
+      .description(
+        'Check every invariant the knowledge graph relies on (read-only): per invariant, how many rows break it and a few examples. ' +
+          '--repair mends those that can be mended safely (counts, unsupported pending proposals, co-mentions; re-extraction and re-embedding enqueued), ' +
+          `in one transaction written to the audit log; it never deletes approved knowledge. Exits with ${CHECK_FINDINGS_EXIT} when findings remain, 0 when every invariant holds.`,
+      )
+      .option('--repair', 'repair what can be repaired safely, then check again')
+      .option('--json', 'print the report as JSON'),
+    'kurate kg check',
+    'kurate kg check --repair',
+    'kurate kg check --json || alert "the knowledge graph has findings"',
+  ).action(async (options: CheckOptions) => {
+    process.exitCode = await runCheck(client(), options, (text) => process.stdout.write(`${text}\n`));
+  });
+}
+
+/** The exit code of `kurate kg check` when findings remain (1 is any error). */
+export const CHECK_FINDINGS_EXIT = 2;
+
+export interface CheckOptions {
+  repair?: boolean;
+  json?: boolean;
+}
+
+/** What `GET /admin/kg-policy/health` answers (src/consistency/dto/kg-check.dto.ts). */
+export interface ApiCheckReport {
+  ok: boolean;
+  findings: number;
+  repairable: number;
+  unrepairable: number;
+  embeddingModel: string;
+  durationMs: number;
+  summary: string;
+  invariants: { name: string; explanation: string; count: number; examples: string[]; repairable: boolean; repair: string | null; ok: boolean }[];
+}
+
+interface ApiRepairReport {
+  before: ApiCheckReport;
+  repair: { actions: string[]; pagesEnqueued: number; reembedEnqueued: boolean; repaired: Record<string, number> };
+  after: ApiCheckReport;
+}
+
+/** `kurate kg check [--repair]`: prints the report; returns the exit code (0: every invariant holds). */
+export async function runCheck(api: KurateClient, options: CheckOptions, out: (text: string) => void): Promise<number> {
+  if (options.repair) {
+    const result = await api.post<ApiRepairReport>('/admin/kg-policy/health/repair', {});
+    out(options.json ? JSON.stringify(result, null, 2) : [...result.repair.actions.map((a) => `Repaired: ${a}`), '', formatCheck(result.after)].join('\n'));
+    return result.after.ok ? 0 : CHECK_FINDINGS_EXIT;
+  }
+  const report = await api.get<ApiCheckReport>('/admin/kg-policy/health');
+  out(options.json ? JSON.stringify(report, null, 2) : formatCheck(report));
+  return report.ok ? 0 : CHECK_FINDINGS_EXIT;
+}
+
+export function formatCheck(report: ApiCheckReport): string {
+  const lines = [
+    formatColumns(
+      ['INVARIANT', 'FINDINGS', 'REPAIR'],
+      report.invariants.map((i) => [i.name, String(i.count), i.count === 0 ? '' : i.repairable ? '--repair' : 'needs an admin']),
+    ),
+  ];
+  for (const i of report.invariants.filter((x) => x.count > 0)) {
+    lines.push('', `${i.name}: ${i.explanation}`, ...i.examples.map((e) => `  ${e}`));
+    if (i.count > i.examples.length) lines.push(`  … and ${i.count - i.examples.length} more`);
+  }
+  lines.push('', report.summary);
+  return lines.join('\n');
 }
 
 /** `kurate kg extract`: the estimate, a confirmation at a terminal, then the jobs enqueued and followed to their end. */

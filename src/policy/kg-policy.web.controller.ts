@@ -9,6 +9,7 @@ import { isSafeSlug } from '../pages/markdown/slug.js';
 import { fieldText, readForm } from '../web/forms.js';
 import { AuditQueryDto, ClearPolicyDto, ESTIMATE_ACTIONS, SetPolicyDto, type EstimateAction } from './dto/kg-policy.dto.js';
 import { KgDerivationRepository } from './kg-derivation.repository.js';
+import { KgHealthPanel } from './kg-health-panel.js';
 import { PolicyImpactService } from './policy-impact.service.js';
 import { PolicyService } from './policy.service.js';
 
@@ -38,6 +39,7 @@ export class KgPolicyWebController {
     private readonly policy: PolicyService,
     private readonly impact: PolicyImpactService,
     private readonly derivations: KgDerivationRepository,
+    private readonly healthPanel: KgHealthPanel,
   ) {}
 
   @Get()
@@ -48,6 +50,8 @@ export class KgPolicyWebController {
       this.derivations.pendingProposalCount(),
       this.policy.auditTrail({ limit: 10 }),
     ]);
+    // After the others: the check reads in a transaction of its own (one snapshot for every invariant).
+    const health = await this.healthPanel.read();
     res.render('admin/kg-policy', {
       title: 'Knowledge-graph policy',
       notice: noticeOf(notice),
@@ -57,6 +61,7 @@ export class KgPolicyWebController {
       clusters: clusters.map((c) => ({ ...c, href: clusterHref(c.cluster) })),
       pending: pending.map((p) => ({ ...p, href: clusterHref(p.cluster) })),
       audit,
+      health: health && { ...health, broken: health.invariants.filter((i) => i.count > 0) },
     });
   }
 

@@ -8,6 +8,7 @@ import { ExcludedPagesRepository } from './excluded-pages.repository.js';
 import { KgClusterPolicyEntity } from './kg-cluster-policy.entity.js';
 import { KgDerivationRepository } from './kg-derivation.repository.js';
 import { KgExcludedPageEntity } from './kg-excluded-page.entity.js';
+import { KgHealthPanel } from './kg-health-panel.js';
 import { KgPolicyApiController } from './kg-policy.api.controller.js';
 import { KgPolicyAuditEntity } from './kg-policy-audit.entity.js';
 import { KgPolicyWebController } from './kg-policy.web.controller.js';
@@ -23,7 +24,7 @@ import { PolicyService } from './policy.service.js';
 @Module({
   imports: [TypeOrmModule.forFeature([KgClusterPolicyEntity, KgPolicyAuditEntity, KgExcludedPageEntity]), KgTablesModule, PagesModule, AuditModule],
   controllers: [KgPolicyApiController, KgPolicyWebController],
-  providers: [ClusterPolicyRepository, ExcludedPagesRepository, KgDerivationRepository, PolicyReconciler, PolicyService, PolicyImpactService],
-  exports: [PolicyService, PolicyReconciler, PolicyImpactService],
+  providers: [ClusterPolicyRepository, ExcludedPagesRepository, KgDerivationRepository, PolicyReconciler, PolicyService, PolicyImpactService, KgHealthPanel],
+  exports: [PolicyService, PolicyReconciler, PolicyImpactService, KgHealthPanel],
 })
 export class PolicyModule {}

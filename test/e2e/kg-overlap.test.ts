@@ -49,7 +49,7 @@ async function holdPage(dataSource: DataSource, slug: string): Promise<{ waiting
   };
 }
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
@@ -100,7 +100,7 @@ describe('overlapping extraction runs of one page', () => {
     const texts: { text: string }[] = await t.dataSource.query(`SELECT text FROM kg_content_chunks ORDER BY position`);
     expect(texts.filter((c) => c.text.includes('Gadget7'))).toHaveLength(1);
     expect(texts.filter((c) => c.text.includes('Gadget2'))).toHaveLength(0);
-  }, 60_000);
+  }, 120_000);
 
   it('the retry of an expired job runs while the first run still writes: one set of rows', async () => {
     await worker.stop();
@@ -122,7 +122,7 @@ describe('overlapping extraction runs of one page', () => {
     await waitFor('no run in flight', async () => worker.runningCount('kg-extract-page') === 0);
     expect(await integrity(t.dataSource)).toEqual({ ...CONSISTENT, chunks: 4 + 3 });
     expect(await t.dataSource.query(`SELECT chunk_count FROM kg_page_extractions WHERE page_id = $1`, [await idOf(t, 'overlap-two')])).toEqual([{ chunk_count: 3 }]);
-  }, 60_000);
+  }, 120_000);
 
   it('ten pages created and changed at once with the worker running: no page doubles its chunks', async () => {
     const before = (await integrity(t.dataSource)).chunks;
@@ -134,7 +134,7 @@ describe('overlapping extraction runs of one page', () => {
     );
     await waitForJobs(t);
     expect(await integrity(t.dataSource)).toEqual({ ...CONSISTENT, chunks: before + 30 });
-  }, 90_000);
+  }, 150_000);
 
   describe.skipIf(!ON_POSTGRES)('two workers (two applications on one PostgreSQL; skipped on the embedded database: it belongs to one process)', () => {
     it('a job whose worker stalls is taken over by the other worker while the first still writes: one set of rows', async () => {
@@ -168,6 +168,6 @@ describe('overlapping extraction runs of one page', () => {
       } finally {
         await second.close();
       }
-    }, 90_000);
+    }, 150_000);
   });
 });
