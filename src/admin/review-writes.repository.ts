@@ -142,14 +142,20 @@ export class ReviewWritesRepository {
     await j.created('kg_nodes', 't.id = ANY($1::bigint[])', [createdIds]);
     await tx.query(`UPDATE kg_review_batch b SET node_id = n.id FROM kg_nodes n WHERE b.kind = 'node' AND b.node_id IS NULL AND n.signature = b.signature`);
 
-    // The extractor's name stays findable: as an alias, and its signature leads to the node.
+    // The extractor's name stays findable: as an alias, and its signature leads to the node. So do the other spellings
+    // the pages used for it (the mentions' surfaces: `tags`, `Tag`, `web-clipper`), one alias per spelling.
     await tx.query(
       `UPDATE kg_nodes n SET aliases = n.aliases || a.names, updated_at = now()
-         FROM (SELECT b.node_id, array_agg(DISTINCT b.orig_name ORDER BY b.orig_name) AS names
-                 FROM kg_review_batch b JOIN kg_nodes x ON x.id = b.node_id
-                WHERE b.kind = 'node' AND b.orig_name IS NOT NULL AND lower(b.orig_name) <> lower(x.name)
-                  AND NOT lower(b.orig_name) = ANY (SELECT lower(a) FROM unnest(x.aliases) a)
-                GROUP BY b.node_id) a
+         FROM (SELECT v.node_id, array_agg(v.name ORDER BY v.name) AS names
+                 FROM (SELECT DISTINCT ON (s.node_id, lower(s.name)) s.node_id, s.name
+                         FROM (SELECT b.node_id, b.orig_name AS name FROM kg_review_batch b WHERE b.kind = 'node' AND b.orig_name IS NOT NULL
+                               UNION ALL
+                               SELECT b.node_id, m.surface FROM kg_review_batch b JOIN kg_mentions m ON m.signature = b.orig_signature
+                                WHERE b.kind = 'node' AND m.surface IS NOT NULL) s
+                         JOIN kg_nodes x ON x.id = s.node_id
+                        WHERE lower(s.name) <> lower(x.name) AND NOT lower(s.name) = ANY (SELECT lower(a) FROM unnest(x.aliases) a)
+                        ORDER BY s.node_id, lower(s.name), s.name) v
+                GROUP BY v.node_id) a
         WHERE n.id = a.node_id`,
     );
     const signatures = `t.signature IN (SELECT orig_signature FROM kg_review_batch WHERE kind = 'node')`;

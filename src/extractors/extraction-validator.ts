@@ -99,6 +99,10 @@ export function validateExtraction(raw: unknown, request: ExtractionRequest, opt
     const key = nameKey(canonical);
     aliases.set(nameKey(name), key);
     const entity: ExtractedEntity = { name: canonical, type, confidence: grounded.confidence, evidence: grounded.evidence };
+    const surfaces = stringsOf(item.surfaces).filter((surface) => nameKey(surface) !== nameKey(canonical));
+    if (surfaces.length > 0) entity.surfaces = surfaces;
+    const signals = stringsOf(item.signals);
+    if (signals.length > 0) entity.signals = signals;
     const previous = entities.get(key);
     if (previous) {
       dropped.push({ item: `entity "${name}"`, reason: `duplicate of entity "${previous.name}"` });
@@ -134,6 +138,8 @@ export function validateExtraction(raw: unknown, request: ExtractionRequest, opt
       confidence: grounded.confidence,
       evidence: grounded.evidence,
     };
+    const relationSignals = stringsOf(item.signals);
+    if (relationSignals.length > 0) relation.signals = relationSignals;
     const key = `${nameKey(source.name)}\u0000${relation.predicate}\u0000${nameKey(target.name)}`;
     const previous = relations.get(key);
     if (previous) {
@@ -206,6 +212,12 @@ export function confidenceOf(value: unknown): number {
   if (!Number.isFinite(n)) return DEFAULT_CONFIDENCE;
   if (Number.isInteger(n) && n >= 10 && n <= 100) n /= 100;
   return round(Math.min(1, Math.max(0, n)));
+}
+
+/** Short strings of an optional array (surface forms, signals); anything else is ignored. */
+function stringsOf(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return [...new Set(value.filter((v): v is string => typeof v === 'string' && v.trim() !== '' && v.length <= MAX_NAME_LENGTH).map((v) => v.trim()))].slice(0, 20);
 }
 
 function evidenceOf(item: Record<string, unknown>): string {

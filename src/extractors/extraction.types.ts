@@ -44,8 +44,29 @@ export interface ExtractionRequest {
   headingPath: string[];
   chunkText: string;
   knownEntities: KnownEntity[];
-  /** Titles of pages this chunk links to. */
+  /** Titles of the pages this chunk links to (links that resolve to a page; never attachments or missing pages). */
   linkTargets: string[];
+  /**
+   * Targets of the chunk's links to pages that do not exist yet (wanted pages), as written; never attachments. A
+   * weaker signal than a link to a page: the author named something, nobody has written it up.
+   */
+  wantedTargets?: string[];
+  /**
+   * What the wiki says of a linked page's kind, by its title: the entity type its frontmatter `type:` or its cluster
+   * names (`type: plugin`, cluster `user/features`), when one of those maps onto an entity type.
+   */
+  linkTargetTypes?: Record<string, EntityType>;
+  /**
+   * Corpus statistics of words of this page, from the wiki's own pages (src/kg/term-stats.ts), by lower-cased word:
+   * in how many pages it occurs, how often in running text in lower case (an ordinary word) and how often capitalised
+   * inside a sentence (a name). `pages` is the number of pages the statistics cover.
+   */
+  termStats?: TermStats;
+}
+
+export interface TermStats {
+  pages: number;
+  terms: Record<string, { pages: number; lower: number; capitalised: number }>;
 }
 
 export interface ExtractedEntity {
@@ -53,6 +74,10 @@ export interface ExtractedEntity {
   type: EntityType;
   confidence: number;
   evidence: string;
+  /** Other spellings the chunk uses for it (case, plural, a page's file name), which become aliases on approval. */
+  surfaces?: string[];
+  /** Why it was proposed: the signals that made its confidence (the built-in extractor). */
+  signals?: string[];
 }
 
 export interface ExtractedRelation {
@@ -61,6 +86,8 @@ export interface ExtractedRelation {
   target: string;
   confidence: number;
   evidence: string;
+  /** Why it was proposed: `sentence-pattern`, `see-also`, `co-occurrence` (the built-in extractor). */
+  signals?: string[];
 }
 
 export interface ExtractionResult {

@@ -7,6 +7,7 @@ import { JobQueue } from '../jobs/job-queue.service.js';
 import { JobWorker } from '../jobs/job-worker.service.js';
 import { JobsRepository } from '../jobs/jobs.repository.js';
 import { clustersOf, parseFrontmatter } from '../pages/markdown/frontmatter.js';
+import { termCounts } from './term-stats.js';
 import { PageSaveHooks, type PageSaveListener, type PageSavedEvent } from '../pages/page-save-hooks.js';
 import { PolicyReconciler, type InclusionChange, type InclusionChangeListener } from '../policy/policy-reconciler.service.js';
 import { PolicyService } from '../policy/policy.service.js';
@@ -111,6 +112,8 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
   /** Inside the save's transaction: enqueue when the policy includes the page and what extraction reads changed. */
   async onPageSaved(event: PageSavedEvent, tx: EntityManager): Promise<void> {
     const { page, change } = event;
+    // The wiki's word statistics cover every live page, included or not: they describe its language, not its facts.
+    await this.repository.replacePageTerms(page.id, change === 'deleted' ? null : termCounts(extractionSourceOf(page).markdown), tx);
     if (change === 'deleted') return;
     if (!(event.kgIncluded ?? (await this.policy.isPageIncluded(page.id, tx)))) return;
     const source = extractionSourceOf(page);

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import type { TermStats } from '../extractors/extraction.types.js';
 import type { StoredChunk } from './chunk-plan.js';
+import type { TermCounts } from './term-stats.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import { vectorText } from '../db/vector-text.js';
 
@@ -28,12 +30,24 @@ export interface PageState extends PageForExtraction {
   /** Is any entity approved yet? (Until one is, there is no dictionary of known names to look up.) */
   anyNode: boolean;
   record: PageExtractionRecord | null;
-  /** Titles of the pages this page links to, by link key (a broken link keeps the target as written). */
-  linkTitles: Map<string, string>;
+  /**
+   * The pages this page links to, by link key: title, primary cluster and frontmatter `type`. Only links that resolve
+   * to a live page: a missing page or an attachment is no title.
+   */
+  linkTitles: Map<string, LinkedPage>;
 }
 
 type PageStateRow = PageForExtraction &
-  PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; anyNode: boolean; hasRecord: boolean; linkTitles: [string, string][] | null };
+  PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; anyNode: boolean; hasRecord: boolean; linkTitles: [string, LinkedPage][] | null };
+
+/** A pending proposal's name as variants compare it: lower case, runs of `-`, `_` and spaces as one space. */
+const PROPOSAL_VARIANT = `lower(regexp_replace(p.name, '[-_[:space:]]+', ' ', 'g'))`;
+
+export interface LinkedPage {
+  title: string;
+  cluster: string | null;
+  type: string | null;
+}
 
 export interface PageExtractionRecord {
   sourceHash: string;
@@ -164,8 +178,9 @@ export class KgExtractionRepository {
               EXISTS (SELECT 1 FROM kg_nodes) AS "anyNode",
               r.page_id IS NOT NULL AS "hasRecord", r.source_hash AS "sourceHash", r.page_content_hash AS "pageContentHash",
               r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel",
-              (SELECT json_agg(json_build_array(l.target_key, coalesce(t.title, l.target)))
-                 FROM page_links l LEFT JOIN pages t ON t.id = l.resolved_page_id AND t.deleted_at IS NULL
+              (SELECT json_agg(json_build_array(l.target_key,
+                                                json_build_object('title', t.title, 'cluster', t.cluster, 'type', t.frontmatter->>'type')))
+                 FROM page_links l JOIN pages t ON t.id = l.resolved_page_id AND t.deleted_at IS NULL
                 WHERE l.from_page_id = p.id) AS "linkTitles"
          FROM pages p LEFT JOIN kg_page_extractions r ON r.page_id = p.id
         WHERE p.id = $1`,
@@ -322,6 +337,86 @@ export class KgExtractionRepository {
            OR EXISTS (SELECT 1 FROM unnest(n.aliases) a WHERE lower(btrim(a)) = ANY($2::text[]))`,
       [signatures, normalisedNames],
     );
+  }
+
+  /**
+   * Pending entity proposals whose name, with case and `-`/`_` ignored, is one of these forms (variants of a name a
+   * new mention may join rather than start a twin): through kg_proposals_pending_variant_idx.
+   */
+  /**
+   * Takes a transaction-scoped lock on each variant key (in a fixed order): two runs that meet the same name at once
+   * take turns, so the second finds the first's pending proposal instead of starting a twin.
+   */
+  async lockVariants(keys: string[], tx: EntityManager): Promise<void> {
+    if (keys.length === 0) return;
+    await tx.query(
+      `SELECT count(pg_advisory_xact_lock(hashtextextended('kurate.kg.variant:' || k, 0))) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) keys`,
+      [[...new Set(keys)].sort()],
+    );
+  }
+
+  async pendingNodeProposalsNamed(forms: string[], tx: EntityManager): Promise<{ signature: string; name: string; type: string; variant: string }[]> {
+    if (forms.length === 0) return [];
+    return preparedQuery(
+      tx,
+      `SELECT p.signature, p.name, p.node_type AS type, ${PROPOSAL_VARIANT} AS variant
+         FROM kg_proposals p
+        WHERE p.kind = 'node' AND p.status = 'pending' AND ${PROPOSAL_VARIANT} = ANY($1::text[])
+        ORDER BY p.support_count DESC, p.id`,
+      [forms],
+    );
+  }
+
+  /**
+   * How often pairs of entities (by their signatures) share a chunk, against how often each occurs in one: for the
+   * pointwise mutual information a `related_to` from co-occurrence must reach. Counts chunks of included pages.
+   */
+  async coOccurrence(pairs: [string, string][], tx: EntityManager): Promise<{ a: string; b: string; na: number; nb: number; nab: number; pages: number; n: number }[]> {
+    if (pairs.length === 0) return [];
+    return preparedQuery(
+      tx,
+      `WITH total AS MATERIALIZED (SELECT count(*)::int AS n FROM kg_content_chunks)
+       SELECT p.a, p.b,
+              (SELECT count(*) FROM kg_mentions m WHERE m.signature = p.a)::int AS na,
+              (SELECT count(*) FROM kg_mentions m WHERE m.signature = p.b)::int AS nb,
+              (SELECT count(*) FROM kg_mentions x JOIN kg_mentions y ON y.chunk_id = x.chunk_id AND y.signature = p.b WHERE x.signature = p.a)::int AS nab,
+              (SELECT count(DISTINCT c.page_id) FROM kg_mentions x JOIN kg_mentions y ON y.chunk_id = x.chunk_id AND y.signature = p.b
+                 JOIN kg_content_chunks c ON c.id = x.chunk_id WHERE x.signature = p.a)::int AS pages,
+              total.n
+         FROM unnest($1::text[], $2::text[]) AS p(a, b), total`,
+      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+    );
+  }
+
+  /** Replaces a page's word counts (kg_page_terms) with these; a page in the trash keeps none. */
+  async replacePageTerms(pageId: string, counts: TermCounts | null, tx: EntityManager | DataSource = this.dataSource): Promise<void> {
+    await tx.query('DELETE FROM kg_page_terms WHERE page_id = $1', [pageId]);
+    if (!counts || counts.size === 0) return;
+    const terms = [...counts.keys()];
+    await tx.query(
+      `INSERT INTO kg_page_terms (page_id, term, lower, capitalised)
+       SELECT $1, t.term, t.lower, t.capitalised FROM unnest($2::text[], $3::int[], $4::int[]) AS t(term, lower, capitalised)`,
+      [pageId, terms, terms.map((t) => counts.get(t)!.lower), terms.map((t) => counts.get(t)!.capitalised)],
+    );
+  }
+
+  /**
+   * The wiki's statistics of these words: in how many live pages each occurs, and its lower-case and capitalised
+   * counts summed over them; `pages` is the number of live pages; `own` whether this page has counts stored yet.
+   */
+  async termStats(pageId: string, terms: string[]): Promise<{ stats: TermStats; own: boolean }> {
+    const rows: { term: string | null; pages: number; lower: number; capitalised: number; own: boolean; total: number }[] = await preparedQuery(
+      this.dataSource,
+      `SELECT t.term, count(*)::int AS pages, sum(t.lower)::int AS lower, sum(t.capitalised)::int AS capitalised,
+              EXISTS (SELECT 1 FROM kg_page_terms o WHERE o.page_id = $1) AS own,
+              (SELECT count(*) FROM pages WHERE deleted_at IS NULL)::int AS total
+         FROM (SELECT 1) one LEFT JOIN kg_page_terms t ON t.term = ANY($2::text[])
+        GROUP BY t.term`,
+      [pageId, terms],
+    );
+    const stats: TermStats = { pages: rows[0]?.total ?? 0, terms: {} };
+    for (const row of rows) if (row.term !== null) stats.terms[row.term] = { pages: row.pages, lower: row.lower, capitalised: row.capitalised };
+    return { stats, own: rows[0]?.own ?? false };
   }
 
   async insertMentions(rows: MentionRow[], tx: EntityManager): Promise<void> {

@@ -2,7 +2,11 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
 import { JobError } from '../jobs/job-failure.js';
-import { ENTITY_TYPES, EXTRACTOR, type EntityType, type ExtractionResult, type Extractor } from '../extractors/extraction.types.js';
+import { ENTITY_TYPES, EXTRACTOR, type EntityType, type ExtractionRequest, type ExtractionResult, type Extractor, type TermStats } from '../extractors/extraction.types.js';
+import { normaliseEntityType } from '../extractors/vocabulary.js';
+import { CO_OCCURRENCE } from '../extractors/builtin/builtin.extractor.js';
+import { variantKey } from '../extractors/builtin/name-forms.js';
+import { isAttachmentTarget } from '../extractors/attachments.js';
 import { EMBEDDER, type Embedder } from '../embedders/embedder.js';
 import { extractLinks } from '../pages/markdown/wikilinks.js';
 import { CallLimiter } from './call-limiter.js';
@@ -11,10 +15,11 @@ import type { Chunk } from './chunker.js';
 import { ExtractionCache } from './extraction-cache.js';
 import { chunkEmbeddingText, extractionSourceOf, type ExtractionSource } from './extraction-source.js';
 import {
-  KgExtractionRepository, type ChunkEmbeddingRow, type EdgeProposalRow, type MentionRow, type NewChunkRow, type NodeProposalRow,
+  KgExtractionRepository, type ChunkEmbeddingRow, type LinkedPage, type EdgeProposalRow, type MentionRow, type NewChunkRow, type NodeProposalRow,
   type PageForExtraction,
 } from './kg-extraction.repository.js';
 import { chunkPage, type AnchoredChunk } from './page-chunks.js';
+import { termCounts, termForms } from './term-stats.js';
 import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
 
 /** The result of one extraction run of one page (stored as the job's output). */
@@ -45,7 +50,15 @@ const DROPPED_SHOWN = 10;
 export class ExtractionCancelled extends Error {}
 
 const KNOWN_ENTITIES = 50;
+/** Words whose corpus statistics one extraction asks for, at most. */
+const MAX_STAT_TERMS = 2000;
 const EMBED_BATCH = 32;
+/**
+ * A `related_to` from co-occurrence needs its pair on this many pages (chunks of one page overlap, and a page repeats
+ * itself), and this PMI (log2, over chunks) at least.
+ */
+const MIN_SHARED_PAGES = 3;
+const MIN_PMI = 1;
 
 const SKIPPED = (reason: string, chunks = 0): PageExtractionOutcome => ({
   status: 'skipped', reason, chunks, newChunks: 0, removedChunks: 0, calls: 0, reusedResults: 0, embedded: 0, proposals: 0, mentions: 0,
@@ -101,7 +114,7 @@ export class PageExtractionService {
     const staleModel = new Set(stored.filter((s) => s.embeddingModel !== this.embedder.model).map((s) => s.id));
     const reembed = plan.keep.filter((k) => contextChanged || staleModel.has(k.id));
 
-    const results = await this.extractChunks(page, plan, signal);
+    const results = await this.extractChunks(page, plan, source.markdown, signal);
     const byPosition = new Map(chunks.map((c) => [c.position, c]));
     const embeddings = await this.embedChunks(page, [...plan.add, ...reembed.map((k) => byPosition.get(k.position)!)], signal);
     signal?.throwIfAborted();
@@ -114,7 +127,7 @@ export class PageExtractionService {
   }
 
   /** One extraction call per new content hash, through the backend's limiter; all settle before an error is thrown. */
-  private async extractChunks(page: PageForExtraction & { anyNode: boolean; linkTitles: Map<string, string> }, plan: ChunkPlan, signal?: AbortSignal) {
+  private async extractChunks(page: PageForExtraction & { anyNode: boolean; linkTitles: Map<string, LinkedPage> }, plan: ChunkPlan, markdown: string, signal?: AbortSignal) {
     const byHash = new Map<string, ExtractionResult>();
     const cacheKeys: string[] = [];
     let calls = 0;
@@ -123,6 +136,7 @@ export class PageExtractionService {
     const chunkOf = new Map(plan.add.map((c) => [c.contentHash, c]));
     const known = page.anyNode ? await this.repository.nearbyNodes(page.id, KNOWN_ENTITIES) : [];
     const linkTitles = page.linkTitles;
+    const termStats = this.extractor.name === 'builtin' ? await this.termStatsOf(page, markdown, plan) : undefined;
     const knownEntities = known.map((k) => ({ name: k.name, type: asEntityType(k.type) }));
     const settled = await Promise.allSettled(
       plan.extract.map(async (hash) => {
@@ -135,7 +149,7 @@ export class PageExtractionService {
           byHash.set(hash, cached);
           return;
         }
-        const request = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, linkTargets: linkTargetsOf(chunk, linkTitles) };
+        const request: ExtractionRequest = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, ...linkTargetsOf(chunk.text, linkTitles), termStats };
         const result = await this.limiter.run(async () => {
           try {
             return await this.extractor.extract(request, signal);
@@ -153,6 +167,26 @@ export class PageExtractionService {
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
     return { byHash, cacheKeys, calls, reused };
+  }
+
+  /**
+   * The wiki's statistics of the words of this page that could be names: those it capitalises inside a sentence and
+   * those of its title and headings (for the built-in extractor). A page saved before the statistics existed gets its
+   * own counts stored first.
+   */
+  private async termStatsOf(page: PageForExtraction, markdown: string, plan: ChunkPlan): Promise<TermStats> {
+    const counts = termCounts(markdown);
+    const words = new Set([...counts].filter(([, c]) => c.capitalised > 0).map(([w]) => w));
+    for (const text of [page.title, ...plan.add.flatMap((c) => c.headingPath)]) {
+      for (const word of text.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (word.length > 1) words.add(word);
+    }
+    const terms = [...words].flatMap(termForms).slice(0, MAX_STAT_TERMS);
+    let { stats, own } = await this.repository.termStats(page.id, terms);
+    if (!own && counts.size > 0) {
+      await this.repository.replacePageTerms(page.id, counts);
+      ({ stats } = await this.repository.termStats(page.id, terms));
+    }
+    return stats;
   }
 
   private async embedChunks(page: PageForExtraction, chunks: Chunk[], signal?: AbortSignal): Promise<Map<string, number[]>> {
@@ -209,9 +243,10 @@ export class PageExtractionService {
 
     const found = await this.collect(page, plan.add.map((c) => ({ chunkId: chunkIds.get(c.position)!, result: results.get(c.contentHash)! })), tx);
     await this.repository.insertMentions(found.mentions, tx);
+    const edgeProposals = await this.keepSignificant(found.edgeProposals, found.coOccurrenceOnly, tx);
     const proposalIds = [
       ...(await this.repository.upsertNodeProposals(found.nodeProposals, tx)),
-      ...(await this.repository.upsertEdgeProposals(found.edgeProposals, tx)),
+      ...(await this.repository.upsertEdgeProposals(edgeProposals, tx)),
     ];
     // Proposals that lost support are brought up to date (count, best quote; retired when none is left); the ones
     // written above counted their new support themselves.
@@ -246,36 +281,49 @@ export class PageExtractionService {
    */
   private async collect(page: PageForExtraction, extracted: { chunkId: string; result: ExtractionResult }[], tx: EntityManager) {
     const threshold = this.config.extraction.confidenceThreshold;
-    const entities = extracted.flatMap(({ chunkId, result }) =>
+    const raw = extracted.flatMap(({ chunkId, result }) =>
       result.entities.map((e) => ({ chunkId, result, entity: e, signature: nodeSignature(e.name, e.type), normalised: normaliseName(e.name) })),
     );
-    const resolved = await this.resolveNodes(entities, tx);
+    const resolved = await this.resolveNodes(raw, tx);
+    // Variants of one name (case, plural, a page's file name, another type) become one proposal: the pending one that
+    // already has a variant of the name, else the best supported of this run. The other spellings stay as the
+    // mentions' surfaces, which become aliases when the proposal is approved.
+    const canonical = await this.canonicalVariants(raw.filter((e) => !resolved.has(e.signature) && !resolved.has(`name:${e.normalised}`)), tx);
+    const entities = raw.map((e) => {
+      const into = canonical.get(e.signature);
+      return into ? { ...e, signature: into.signature, canonicalName: into.name, canonicalType: into.type } : { ...e, canonicalName: e.entity.name, canonicalType: e.entity.type };
+    });
 
     const mentions = new Map<string, MentionRow>();
     const nodeProposals = new Map<string, NodeProposalRow>();
-    for (const { chunkId, result, entity, signature, normalised } of entities) {
+    for (const { chunkId, result, entity, signature, normalised, canonicalName, canonicalType } of entities) {
       const node = resolved.get(signature) ?? resolved.get(`name:${normalised}`) ?? null;
       const key = `${chunkId}\u0000${signature}`;
       const seen = mentions.get(key);
       if (!seen || seen.confidence < entity.confidence) mentions.set(key, { chunkId, signature, nodeId: node?.id ?? null, surface: entity.name, confidence: entity.confidence });
       if (node || entity.confidence < threshold) continue;
       const proposal = nodeProposals.get(signature) ?? {
-        signature, name: entity.name, nodeType: entity.type, confidence: 0, quote: entity.evidence, extractor: result.extractor, model: result.model, support: [],
+        signature, name: canonicalName, nodeType: canonicalType, confidence: 0, quote: entity.evidence, extractor: result.extractor, model: result.model, support: [],
       };
-      if (entity.confidence > proposal.confidence) Object.assign(proposal, { name: entity.name, confidence: entity.confidence, quote: entity.evidence });
+      if (entity.confidence > proposal.confidence) Object.assign(proposal, { confidence: entity.confidence, quote: entity.evidence });
       addSupport(proposal.support, { chunkId, pageId: page.id, quote: entity.evidence, confidence: entity.confidence });
       nodeProposals.set(signature, proposal);
     }
 
     const edgeProposals = new Map<string, EdgeProposalRow>();
+    /** Edge proposals that only two names sharing a sentence support, with their endpoints' mention signatures. */
+    const coOccurrenceOnly = new Map<string, [string, string]>();
+    const typedSupport = new Set<string>();
     for (const { chunkId, result } of extracted) {
       const endpoint = (name: string) => {
         const entity = result.entities.find((e) => e.name === name) ?? result.entities.find((e) => normaliseName(e.name) === normaliseName(name));
         if (!entity) return null;
-        const signature = nodeSignature(entity.name, entity.type);
-        const node = resolved.get(signature) ?? resolved.get(`name:${normaliseName(entity.name)}`);
-        if (node) return { signature: node.signature, name: entity.name };
-        return entity.confidence >= threshold ? { signature, name: entity.name } : null;
+        const own = nodeSignature(entity.name, entity.type);
+        const node = resolved.get(own) ?? resolved.get(`name:${normaliseName(entity.name)}`);
+        const into = canonical.get(own);
+        const mention = into?.signature ?? own;
+        if (node) return { signature: node.signature, name: entity.name, mention };
+        return entity.confidence >= threshold ? { signature: mention, name: into?.name ?? entity.name, mention } : null;
       };
       for (const relation of result.relations) {
         if (relation.confidence < threshold) continue;
@@ -290,6 +338,12 @@ export class PageExtractionService {
         if (relation.confidence > proposal.confidence) Object.assign(proposal, { confidence: relation.confidence, quote: relation.evidence });
         addSupport(proposal.support, { chunkId, pageId: page.id, quote: relation.evidence, confidence: relation.confidence });
         edgeProposals.set(signature, proposal);
+        const onlyShared = relation.predicate === 'related_to' && relation.signals?.length === 1 && relation.signals[0] === CO_OCCURRENCE;
+        if (onlyShared && !typedSupport.has(signature)) coOccurrenceOnly.set(signature, [source.mention, target.mention]);
+        else {
+          typedSupport.add(signature);
+          coOccurrenceOnly.delete(signature);
+        }
       }
     }
     const linkedNodeIds = [...new Set([...mentions.values()].map((m) => m.nodeId).filter((id): id is string => id !== null))];
@@ -299,28 +353,79 @@ export class PageExtractionService {
       mentions: [...mentions.values()],
       nodeProposals: [...nodeProposals.values()].sort(bySignature),
       edgeProposals: [...edgeProposals.values()].sort(bySignature),
+      coOccurrenceOnly,
       linkedNodeIds: linkedNodeIds.sort(),
     };
   }
 
-  /** Approved nodes for the entities: by signature first; then by name or alias when exactly one node (or one of the same type) has it. */
-  private async resolveNodes(entities: { signature: string; normalised: string; entity: { type: string } }[], tx: EntityManager) {
+  /**
+   * A `related_to` that only says two names share a sentence is kept only when the pair shares chunks far more often
+   * than chance: on at least MIN_SHARED_PAGES pages, and pointwise mutual information log2(n·nab / (na·nb)) of at least
+   * MIN_PMI (twice as often as if the two were independent), counted over the mentions of every extracted chunk.
+   * Runs after this run's mentions are written, so they count.
+   */
+  private async keepSignificant(edges: EdgeProposalRow[], coOccurrenceOnly: Map<string, [string, string]>, tx: EntityManager): Promise<EdgeProposalRow[]> {
+    const pairs = [...new Map([...coOccurrenceOnly.values()].map((p) => [p.join('\u0000'), p])).values()];
+    if (pairs.length === 0) return edges;
+    const counts = new Map((await this.repository.coOccurrence(pairs, tx)).map((c) => [`${c.a}\u0000${c.b}`, c]));
+    return edges.filter((edge) => {
+      const pair = coOccurrenceOnly.get(edge.signature);
+      if (!pair) return true;
+      const c = counts.get(pair.join('\u0000'));
+      if (!c || c.pages < MIN_SHARED_PAGES || c.na === 0 || c.nb === 0) return false;
+      return Math.log2((c.n * c.nab) / (c.na * c.nb)) >= MIN_PMI;
+    });
+  }
+
+  /** For entities named by a variant of another (this run's or a pending proposal's), the proposal they join. */
+  private async canonicalVariants(entities: { signature: string; entity: { name: string; type: string; confidence: number } }[], tx: EntityManager) {
+    const into = new Map<string, { signature: string; name: string; type: string }>();
+    const groups = new Map<string, typeof entities>();
+    for (const e of entities) {
+      const key = variantKey(e.entity.name);
+      groups.set(key, [...(groups.get(key) ?? []), e]);
+    }
+    if (groups.size === 0) return into;
+    await this.repository.lockVariants([...groups.keys()], tx);
+    const pending = await this.repository.pendingNodeProposalsNamed([...groups.keys()].flatMap(variantForms), tx);
+    for (const [key, group] of groups) {
+      const existing = pending.find((p) => variantKey(p.name) === key);
+      const best = existing ?? [...group].sort((a, b) => b.entity.confidence - a.entity.confidence || a.signature.localeCompare(b.signature))[0];
+      const target = existing
+        ? { signature: existing.signature, name: existing.name, type: existing.type }
+        : { signature: best.signature, name: (best as (typeof group)[number]).entity.name, type: (best as (typeof group)[number]).entity.type };
+      for (const e of group) if (e.signature !== target.signature) into.set(e.signature, target);
+    }
+    return into;
+  }
+
+  /** Approved nodes for the entities: by signature first; then by name, a variant of it or an alias when exactly one node (or one of the same type) has it. */
+  private async resolveNodes(entities: { signature: string; normalised: string; entity: { name: string; type: string } }[], tx: EntityManager) {
     const resolved = new Map<string, { id: string; signature: string }>();
     if (entities.length === 0) return resolved;
-    const found = await this.repository.nodeCandidates([...new Set(entities.map((e) => e.signature))], [...new Set(entities.map((e) => e.normalised))], tx);
+    const names = new Set(entities.flatMap((e) => [e.normalised, ...variantForms(variantKey(e.entity.name))]));
+    const found = await this.repository.nodeCandidates([...new Set(entities.map((e) => e.signature))], [...names], tx);
     for (const node of found) if (node.wanted !== null) resolved.set(node.wanted, { id: node.id, signature: node.signature });
     const unresolved = entities.filter((e) => !resolved.has(e.signature));
     const candidates = found.filter((node) => node.wanted === null);
     for (const entity of unresolved) {
+      const key = variantKey(entity.entity.name);
       const named = candidates.filter(
-        (c) => normaliseName(c.name) === entity.normalised || c.signature.slice(0, c.signature.lastIndexOf('|')) === entity.normalised || c.aliases.some((a) => normaliseName(a) === entity.normalised),
+        (c) => variantKey(c.name) === key || variantKey(c.signature.slice(0, c.signature.lastIndexOf('|'))) === key || c.aliases.some((a) => variantKey(a) === key),
       );
-      const sameType = named.filter((c) => c.signature.endsWith(`|${entity.entity.type}`));
-      const pick = named.length === 1 ? named[0] : sameType.length === 1 ? sameType[0] : null;
+      const unique = [...new Map(named.map((c) => [c.id, c])).values()];
+      const sameType = unique.filter((c) => c.signature.endsWith(`|${entity.entity.type}`));
+      const pick = unique.length === 1 ? unique[0] : sameType.length === 1 ? sameType[0] : null;
       if (pick) resolved.set(`name:${entity.normalised}`, { id: pick.id, signature: pick.signature });
     }
     return resolved;
   }
+}
+
+/** The lower-case forms a variant key is written in: with spaces or hyphens, singular or plural. */
+function variantForms(key: string): string[] {
+  const plural = /(?:s|x|ch|sh)$/.test(key) ? `${key}es` : /[^aeiou]y$/.test(key) ? `${key.slice(0, -1)}ies` : `${key}s`;
+  return [...new Set([key, `${key}s`, plural].flatMap((form) => [form, form.replace(/ /g, '-')]))];
 }
 
 function addSupport(support: { chunkId: string; pageId: string; quote: string; confidence: number }[], row: (typeof support)[number]): void {
@@ -329,11 +434,40 @@ function addSupport(support: { chunkId: string; pageId: string; quote: string; c
   else if (existing.confidence < row.confidence) Object.assign(existing, row);
 }
 
-function linkTargetsOf(chunk: Chunk, titles: Map<string, string>): string[] {
-  if (!chunk.text.includes('[')) return [];
+/**
+ * The titles of the pages a chunk links to, with the entity type their frontmatter `type:` names, and apart, the
+ * targets of links to pages not written yet. An embed or link of an attachment (`![[diagram.png]]`, `[[report.pdf]]`)
+ * is neither: attachments are never entities.
+ */
+export function linkTargetsOf(
+  chunkText: string,
+  pages: Map<string, LinkedPage>,
+): { linkTargets: string[]; linkTargetTypes: Record<string, EntityType>; wantedTargets: string[] } {
   const targets = new Set<string>();
-  for (const link of extractLinks(chunk.text)) if (link.key) targets.add(titles.get(link.key) ?? link.target);
-  return [...targets];
+  const wanted = new Set<string>();
+  const types: Record<string, EntityType> = {};
+  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, wantedTargets: [] };
+  for (const link of extractLinks(chunkText)) {
+    const page = link.key ? pages.get(link.key) : undefined;
+    if (!page) {
+      if (link.key && !isAttachmentTarget(link.target)) wanted.add(link.target);
+      continue;
+    }
+    targets.add(page.title);
+    const type = pageEntityType(page);
+    if (type) types[page.title] = type;
+  }
+  return { linkTargets: [...targets], linkTargetTypes: types, wantedTargets: [...wanted].filter((w) => !targets.has(w)) };
+}
+
+/**
+ * A page's kind as an entity type: its frontmatter `type:` (`type: plugin` → product). Not its cluster: a folder such
+ * as `tools` holds tools and pages about using them alike (measured on the judged set: more wrong types than right).
+ */
+function pageEntityType(page: LinkedPage): EntityType | null {
+  if (!page.type) return null;
+  const mapped = normaliseEntityType(page.type);
+  return mapped.known && mapped.type !== 'other' ? mapped.type : null;
 }
 
 function asEntityType(type: string): EntityType {

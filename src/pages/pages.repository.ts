@@ -41,7 +41,7 @@ export interface FullTextHit {
   rank: number;
 }
 
-// Titles, aliases and tags whole and by the parts of tokens like `Folder/Name` (kurate_search_names, migration 0010).
+// Titles, aliases and tags whole and by the parts of tokens like `Folder/Name` (kurate_search_names, migration 0011).
 const SEARCH_VECTOR = `
   setweight(to_tsvector('english', kurate_search_names($2)), 'A') ||
   setweight(to_tsvector('english', kurate_search_names(array_to_string($8::text[] || $7::text[], ' '))), 'B') ||

@@ -7,7 +7,7 @@ import { coMentionInformativeness, type NeighbourEdge } from './graph-proximity.
 import { NameDictionary, type NamedThing } from './query-names.js';
 import { SearchNamesRepository, type NeighbourRow } from './search-names.repository.js';
 
-/** The channel migration 0011's triggers NOTIFY when titles, aliases, approved entities, edges or exclusions change. */
+/** The channel migration 0012's triggers NOTIFY when titles, aliases, approved entities, edges or exclusions change. */
 export const SEARCH_NAMES_CHANNEL = 'kurate_search_names';
 const RECONNECT_MS = 2_000;
 /** While notifications cannot be heard (the LISTEN connection is down), the dictionary is read again this often. */

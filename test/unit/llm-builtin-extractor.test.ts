@@ -25,7 +25,7 @@ describe('the built-in extractor on a foam-docs page', () => {
     const first = await extractor.extract(REQUEST);
     const second = await new BuiltinExtractor().extract(structuredClone(REQUEST));
     expect(second).toEqual(first);
-    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v2' });
+    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v3' });
   });
 
   it('finds the wikilink targets, by title or by the slug the link is written with', async () => {
@@ -34,10 +34,13 @@ describe('the built-in extractor on a foam-docs page', () => {
     for (const title of ['Wikilinks', 'Embeds', 'Block Anchors', 'Backlinks', 'Templates', 'Tags', 'Recommended Extensions']) {
       expect(names).toContain(title);
     }
-    // Every link target is at least at the link signal's weight, and typed as a concept.
+    // Every link target is at least at the link signal's weight. Types come from evidence, no longer a default of
+    // `concept` (issue 22): with no page type and no pattern around it, a capitalised title is `other`, or `concept`
+    // where the text writes it as a common noun phrase ("backlinks").
     for (const e of entities.filter((e) => REQUEST.linkTargets.includes(e.name))) {
       expect(e.confidence).toBeGreaterThanOrEqual(0.6);
-      expect(e.type).toBe('concept');
+      expect(e.type).toBe(e.name === 'Backlinks' ? 'concept' : 'other');
+      expect(e.signals).toContain('link');
     }
     expect(entities.find((e) => e.name === 'Block Anchors')?.evidence).toContain('[[block-anchors]]');
   });
@@ -51,7 +54,8 @@ describe('the built-in extractor on a foam-docs page', () => {
   it('finds proper nouns, with confidence growing with mentions', async () => {
     const { entities } = await extractor.extract(REQUEST);
     const byName = new Map(entities.map((e) => [e.name, e]));
-    for (const name of ['Obsidian', 'Foam', 'VS Code']) expect(byName.get(name)?.type).toBe('other');
+    // Typed by the words around them ("Obsidian plugin syntax", "the wider VS Code extension ecosystem"), no longer `other`.
+    for (const name of ['Obsidian', 'Foam', 'VS Code']) expect(['product', 'technology']).toContain(byName.get(name)?.type);
     // Obsidian: in the title and in five sentences; Foam: in many sentences; WYSIWYG: once.
     expect(byName.get('Obsidian')!.confidence).toBeGreaterThan(byName.get('Foam')!.confidence);
     expect(byName.get('Foam')!.confidence).toBeGreaterThanOrEqual(0.6);
@@ -81,13 +85,17 @@ describe('the built-in extractor on a foam-docs page', () => {
     );
   });
 
-  it('proposes only related_to, between names that share a sentence, ordered by name', async () => {
+  it('relates names that share a sentence: typed where the words between them say how, else related_to, ordered by name', async () => {
     const { entities, relations } = await extractor.extract(REQUEST);
     expect(relations.length).toBeGreaterThan(0);
     const names = new Set(entities.map((e) => e.name));
+    // "Foam uses VS Code's standard split editor": the sentence states the predicate.
+    expect(relations).toContainEqual(expect.objectContaining({ source: 'Foam', predicate: 'uses', target: 'VS Code', signals: ['sentence-pattern'] }));
     for (const relation of relations) {
-      expect(relation.predicate).toBe('related_to');
+      expect(PREDICATES).toContain(relation.predicate);
       expect(names.has(relation.source) && names.has(relation.target)).toBe(true);
+      if (relation.predicate !== 'related_to') continue;
+      expect(relation.signals).toEqual(['co-occurrence']);
       expect(relation.source.localeCompare(relation.target, 'en')).toBeLessThan(0);
       const quote = relation.evidence.toLowerCase();
       expect(quote.includes(relation.source.toLowerCase().split(' ')[0]) || quote.includes(relation.target.toLowerCase().split(' ')[0])).toBe(true);
@@ -109,7 +117,7 @@ describe('the built-in extractor on a foam-docs page', () => {
     });
     expect(crowded.entities).toHaveLength(10);
     expect(crowded.relations).toHaveLength(30);
-    expect(crowded.dropped).toContainEqual({ item: '15 more co-occurrences', reason: 'only the 30 strongest related_to pairs of a chunk are kept' });
+    expect(crowded.dropped).toContainEqual({ item: '15 more co-occurrences', reason: 'only the 30 strongest relations of a chunk are kept' });
   });
 });
 
@@ -156,7 +164,7 @@ describe('the built-in extractor on small inputs', () => {
   });
 
   it('answers an empty or code-only chunk with nothing, and a cancelled call with the abort', async () => {
-    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v2', dropped: [] });
+    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v3', dropped: [] });
     expect((await extractor.extract(request('```\nconst x = 1;\n```'))).entities).toEqual([]);
     const controller = new AbortController();
     controller.abort();

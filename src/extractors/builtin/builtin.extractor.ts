@@ -3,13 +3,17 @@
 // phrases (wink-nlp's tagger and compromise's lexicon, src/extractors/builtin/pos-tagger.ts); relations are only `related_to`, from sharing a sentence.
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
+import { isAttachmentTarget } from '../attachments.js';
 import { sentenceRanges } from '../evidence-matcher.js';
 import { nameKey, validateExtraction } from '../extraction-validator.js';
+import { displayTitle, titleKind, variantKey } from './name-forms.js';
 import { lexiconTags, tagSentences, type TaggedTerm } from './pos-tagger.js';
+import { typedRelation } from './relation-patterns.js';
+import { normaliseEntityType } from '../vocabulary.js';
 import { type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
 import { ExtractorError } from '../../llm-client/llm-errors.js';
 
-export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v2';
+export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v3';
 
 /**
  * How much each piece of evidence says that a name is an entity worth proposing. They combine as independent
@@ -18,6 +22,8 @@ export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v2';
 export const SIGNAL_WEIGHTS = {
   /** The chunk links to a page with this title. */
   link: 0.6,
+  /** The chunk links to a page not written yet under this name (a wanted page). */
+  wantedLink: 0.45,
   /** Already an approved entity (from `knownEntities`). */
   known: 0.5,
   /** It is the page title. */
@@ -57,10 +63,19 @@ interface Candidate {
   name: string;
   key: string;
   type: EntityType | null;
+  /** Where the type came from: the more specific evidence wins (known > page > pattern > lexicon). */
+  typeRank: number;
   signals: Set<Signal>;
   /** Sentence indexes where it was found by a link (a link's text need not be the title). */
   linkSentences: number[];
+  /** Every spelling it was found under (the name among them). */
+  surfaces: Set<string>;
+  /** How strongly its name is attested: a linked page's title 4, an approved entity 5, the page title 3, a proper noun 2, a noun phrase 1. */
+  nameRank: number;
 }
+
+/** Name ranks: which spelling of a name wins when several variants meet in a chunk. */
+const NAME_RANK: Record<Signal, number> = { known: 5, link: 4, wantedLink: 3, title: 3, inTitle: 0, heading: 0, properNoun: 2, typed: 0, nounPhrase: 1 };
 
 // Words that end a noun phrase even when the tagger calls them nouns (`all work`, `something here`).
 const NOUN_PHRASE_STOPS = new Set([
@@ -159,36 +174,73 @@ export function extractBuiltin(request: ExtractionRequest): {
     return { raw, quote, clean, search: ` ${searchable(clean)} `, heading: /^\s{0,3}#{1,6}\s/.test(raw) };
   });
   const candidates = new Map<string, Candidate>();
-  const add = (name: string, signal: Signal, type: EntityType | null = null): Candidate | null => {
+  // Variants of one name (case, plural, a file-name title) are one candidate with several surface forms.
+  const add = (name: string, signal: Signal, type: EntityType | null = null, typeRank = 1): Candidate | null => {
     const cleaned = name.replace(/\s+/g, ' ').trim();
-    const key = nameKey(cleaned);
-    if (!isPlausibleName(key)) return null;
+    if (!isPlausibleName(nameKey(cleaned))) return null;
+    const key = variantKey(cleaned);
     let candidate = candidates.get(key);
     if (!candidate) {
-      candidate = { name: cleaned, key, type: null, signals: new Set(), linkSentences: [] };
+      candidate = { name: cleaned, key, type: null, typeRank: 0, signals: new Set(), linkSentences: [], surfaces: new Set(), nameRank: -1 };
       candidates.set(key, candidate);
     }
+    candidate.surfaces.add(cleaned);
+    if (NAME_RANK[signal] > candidate.nameRank) {
+      candidate.name = cleaned;
+      candidate.nameRank = NAME_RANK[signal];
+    }
     candidate.signals.add(signal);
-    if (type && (candidate.type === null || candidate.type === 'concept' || candidate.type === 'other')) candidate.type = type;
+    if (type && typeRank > candidate.typeRank) {
+      candidate.type = type;
+      candidate.typeRank = typeRank;
+    }
     return candidate;
   };
 
-  // 1. Link targets: the titles the chunk links to, found through the link syntax in each sentence.
+  // 1. Link targets: the titles of the pages the chunk links to, found through the link syntax in each sentence. A
+  // title that names a task or a topic (`Manage vaults`, `publish-to-vercel`, `Diagrams in Markdown`) is a page, not
+  // an entity; a title written as a file name is named as the text writes it (`graph-view` → `graph view`).
   const targets = new Map<string, string>();
-  for (const title of request.linkTargets) {
+  const pageTypes = request.linkTargetTypes ?? {};
+  const entityTitles = new Set<string>();
+  const wantedTitles = new Set((request.wantedTargets ?? []).filter((t) => !isAttachmentTarget(t)));
+  for (const title of new Set([...request.linkTargets, ...wantedTitles])) {
+    const kind = titleKind(title);
+    if (kind !== 'entity') {
+      dropped.push({ item: `link target "${title}"`, reason: `a ${kind === 'task' ? 'how-to' : 'topic'} page title: a page, not an entity` });
+      continue;
+    }
+    entityTitles.add(title);
     targets.set(nameKey(title), title);
     targets.set(slug(title), title);
   }
+  // The chunk's words without link targets and destinations (a `[[graph-view]]` is not how the text spells it).
+  const plainText = request.chunkText
+    .replace(/!?\[\[[^\]|\n]*\|([^\]\n]*)\]\]/g, '$1')
+    .replace(/!?\[\[[^\]\n]*\]\]/g, ' ')
+    .replace(/\]\([^)\n]*\)/g, ']');
+  const displays = new Map<string, string>();
+  const display = (title: string): string => {
+    let shown = displays.get(title);
+    if (shown === undefined) displays.set(title, (shown = displayTitle(title, plainText)));
+    return shown;
+  };
+  const addTitle = (title: string): Candidate | null => {
+    const type = pageTypes[title] ?? null;
+    const candidate = add(display(title), wantedTitles.has(title) && !request.linkTargets.includes(title) ? 'wantedLink' : 'link', type, type ? 4 : 1);
+    candidate?.surfaces.add(title);
+    return candidate;
+  };
   sentences.forEach((sentence, index) => {
     for (const target of linksIn(sentence.raw)) {
       const title = targets.get(nameKey(target)) ?? targets.get(slug(target));
-      if (title) add(title, 'link')?.linkSentences.push(index);
+      if (title) addTitle(title)?.linkSentences.push(index);
     }
   });
-  for (const title of new Set(request.linkTargets)) {
-    const candidate = candidates.get(nameKey(title));
-    if (candidate?.signals.has('link')) continue;
-    if (sentences.some((s) => mentions(s, title))) add(title, 'link');
+  for (const title of entityTitles) {
+    const candidate = candidates.get(variantKey(display(title)));
+    if (candidate?.signals.has('link') || candidate?.signals.has('wantedLink')) continue;
+    if (sentences.some((s) => mentions(s, title) || mentions(s, display(title)))) addTitle(title);
     else dropped.push({ item: `link target "${title}"`, reason: 'not found in the chunk text' });
   }
 
@@ -196,9 +248,10 @@ export function extractBuiltin(request: ExtractionRequest): {
   const knownTypes = new Map(request.knownEntities.map((e) => [nameKey(e.name), e.type]));
   for (const known of request.knownEntities) {
     const needle = searchable(known.name);
-    if (sentences.some((s) => mentionsNeedle(s, needle))) add(known.name, 'known', known.type);
+    if (sentences.some((s) => mentionsNeedle(s, needle))) add(known.name, 'known', known.type, 5);
   }
-  if (request.pageTitle.trim() !== '' && sentences.some((s) => mentions(s, request.pageTitle))) add(request.pageTitle, 'title');
+  const pageTitle = request.pageTitle.trim() === '' ? '' : display(request.pageTitle);
+  if (pageTitle !== '' && titleKind(request.pageTitle) === 'entity' && sentences.some((s) => mentions(s, pageTitle))) add(pageTitle, 'title');
 
   // 3. Proper-noun phrases and noun phrases, from the tagger's tags.
   const prose = sentences
@@ -209,16 +262,48 @@ export function extractBuiltin(request: ExtractionRequest): {
   if (prose.trim() !== '') {
     for (const terms of tagSentences(prose)) {
       for (const phrase of properNounPhrases(terms)) {
-        const candidate = add(phrase.name, 'properNoun', phrase.type);
+        const ordinary = ordinaryWord(phrase.name, request.termStats);
+        if (ordinary && !phrase.type) {
+          dropped.push({ item: `name "${phrase.name}"`, reason: ordinary });
+          continue;
+        }
+        const candidate = add(phrase.name, 'properNoun', phrase.type, 2);
         if (candidate && phrase.type) candidate.signals.add('typed');
       }
       for (const phrase of nounPhrases(terms)) {
-        if (phrase.includes(' ') || titleAndHeadings.includes(` ${searchable(phrase)} `)) add(phrase, 'nounPhrase', 'concept');
+        // A single common noun is a name only where the wiki writes it as one (capitalised inside sentences).
+        if (phrase.includes(' ') || (titleAndHeadings.includes(` ${searchable(phrase)} `) && writtenAsName(phrase, request.termStats))) add(phrase, 'nounPhrase', 'concept', 1);
       }
     }
   }
 
-  // 4. Evidence and confidence.
+  // 4. The longest name the text supports: a name that never occurs outside a longer one (`Sheet` only ever in
+  // `Share Sheet`) is a fragment of it, unless a link, an approved entity or the page title vouches for it.
+  const needles = new Map([...candidates.values()].map((c) => [c, [...c.surfaces].map(searchable).filter((n) => n !== '')]));
+  for (const candidate of candidates.values()) {
+    if (candidate.signals.has('link') || candidate.signals.has('wantedLink') || candidate.signals.has('known') || candidate.signals.has('title')) continue;
+    const own = needles.get(candidate)!;
+    const longer = [...candidates.values()].filter((other) => other !== candidate && needles.get(other)!.some((n) => own.some((o) => n !== o && ` ${n} `.includes(` ${o} `))));
+    if (longer.length === 0) continue;
+    const outside = sentences.some((sentence) => {
+      let text = sentence.search;
+      for (const other of longer) for (const n of needles.get(other)!) text = text.split(` ${n} `).join(' \u0000 ');
+      return own.some((o) => text.includes(` ${o} `));
+    });
+    if (!outside) {
+      // Its evidence is the longer name's: `Kilimanjaro`, a proper noun once `Mount` was cut, makes `Mount Kilimanjaro` one.
+      const into = longer.reduce((a, b) => (b.name.length > a.name.length ? b : a));
+      for (const signal of ['properNoun', 'typed'] as const) if (candidate.signals.has(signal)) into.signals.add(signal);
+      if (candidate.type && candidate.typeRank > into.typeRank) {
+        into.type = candidate.type;
+        into.typeRank = candidate.typeRank;
+      }
+      candidates.delete(candidate.key);
+      dropped.push({ item: `name "${candidate.name}"`, reason: `only ever part of the longer name "${longer[0].name}"` });
+    }
+  }
+
+  // 5. Evidence, type and confidence.
   const windows = new Map<string, string>();
   const evidenceIn = (sentence: number, name: string): string => {
     const text = sentences[sentence].quote;
@@ -235,21 +320,24 @@ export function extractBuiltin(request: ExtractionRequest): {
   const titleText = ` ${searchable(request.pageTitle)} `;
   const scored: { entity: ExtractedEntity; sentences: number[] }[] = [];
   for (const candidate of candidates.values()) {
-    const needle = searchable(candidate.name);
-    const found = sentences.flatMap((s, i) => (mentionsNeedle(s, needle) ? [i] : []));
+    const own = needles.get(candidate) ?? [searchable(candidate.name)];
+    const found = sentences.flatMap((s, i) => (own.some((n) => mentionsNeedle(s, n)) ? [i] : []));
     const where = [...new Set([...candidate.linkSentences, ...found])].sort((a, b) => a - b);
     if (where.length === 0) continue;
-    const key = ` ${needle} `;
+    const key = ` ${searchable(candidate.name)} `;
     if (key !== titleText && titleText.includes(key)) candidate.signals.add('inTitle');
     if (headingText.includes(key) || where.some((i) => sentences[i].heading)) candidate.signals.add('heading');
     const evidenceAt = where.find((i) => !sentences[i].heading) ?? where[0];
-    const type = knownTypes.get(candidate.key) ?? candidate.type ?? (candidate.signals.has('properNoun') && !candidate.signals.has('link') ? 'other' : 'concept');
+    const type = knownTypes.get(nameKey(candidate.name)) ?? typeOf(candidate, where.map((i) => sentences[i].clean));
+    const surfaces = [...candidate.surfaces].filter((surface) => surface !== candidate.name);
     scored.push({
       entity: {
         name: candidate.name,
         type,
         confidence: confidence(candidate.signals, where.length - 1),
         evidence: evidenceIn(evidenceAt, candidate.name),
+        ...(surfaces.length > 0 ? { surfaces } : {}),
+        signals: [...candidate.signals, ...(where.length > 1 ? [`repeat×${Math.min(MAX_REPEATS, where.length - 1)}`] : [])],
       },
       sentences: where,
     });
@@ -260,29 +348,190 @@ export function extractBuiltin(request: ExtractionRequest): {
     scored.length = MAX_ENTITIES;
   }
 
-  // 5. related_to between names that share a sentence: confidence = min(a, b) × (1 − 0.5^(shared sentences + 1)).
+  // 6. Relations between names that share a sentence: a typed predicate where the words between them state one
+  // (src/extractors/builtin/relation-patterns.ts: `A is a B`, `A requires B`, `A is part of B`, …), else `related_to`, which the
+  // pipeline keeps only for pairs that share chunks far more often than chance. "See also" links relate the page to
+  // what it points at. Confidence = min(a, b) × (1 − 0.5^(shared sentences + 1)), typed ones × 1.15 (at most 0.95).
   const relations: ExtractedRelation[] = [];
+  const related = new Set<string>();
   for (let i = 0; i < scored.length; i++) {
     for (let j = i + 1; j < scored.length; j++) {
       const shared = scored[i].sentences.filter((s) => scored[j].sentences.includes(s));
       if (shared.length === 0) continue;
+      const base = Math.min(scored[i].entity.confidence, scored[j].entity.confidence) * (1 - 0.5 ** (shared.length + 1));
+      let typed: { source: string; predicate: ExtractedRelation['predicate']; target: string; at: number } | null = null;
+      for (const at of shared) {
+        const found = typedRelation(sentences[at].clean, scored[i].entity, scored[j].entity);
+        if (found) {
+          typed = { ...found, at };
+          break;
+        }
+      }
+      if (typed) {
+        relations.push({
+          source: typed.source, predicate: typed.predicate, target: typed.target, confidence: round(Math.min(MAX_CONFIDENCE, base * 1.15)),
+          evidence: evidenceIn(typed.at, typed.source), signals: ['sentence-pattern'],
+        });
+        continue;
+      }
       const [a, b] = [scored[i].entity, scored[j].entity].sort((x, y) => x.name.localeCompare(y.name, 'en'));
       const at = shared.find((s) => !sentences[s].heading) ?? shared[0];
-      relations.push({
-        source: a.name,
-        predicate: 'related_to',
-        target: b.name,
-        confidence: round(Math.min(a.confidence, b.confidence) * (1 - 0.5 ** (shared.length + 1))),
-        evidence: evidenceIn(at, a.name),
-      });
+      related.add(`${a.name}\u0000${b.name}`);
+      relations.push({ source: a.name, predicate: 'related_to', target: b.name, confidence: round(base), evidence: evidenceIn(at, a.name), signals: [CO_OCCURRENCE] });
     }
   }
+  relations.push(...seeAlsoRelations(request, sentences, scored, plainText));
   relations.sort((x, y) => y.confidence - x.confidence || x.source.localeCompare(y.source, 'en') || x.target.localeCompare(y.target, 'en'));
   if (relations.length > MAX_RELATIONS) {
-    dropped.push({ item: `${relations.length - MAX_RELATIONS} more co-occurrences`, reason: `only the ${MAX_RELATIONS} strongest related_to pairs of a chunk are kept` });
+    dropped.push({ item: `${relations.length - MAX_RELATIONS} more co-occurrences`, reason: `only the ${MAX_RELATIONS} strongest relations of a chunk are kept` });
     relations.length = MAX_RELATIONS;
   }
   return { entities: scored.map((s) => s.entity), relations, dropped };
+}
+
+/** The signal of a `related_to` that only shares a sentence: the pipeline keeps it only for pairs well above chance. */
+export const CO_OCCURRENCE = 'co-occurrence';
+const SEE_ALSO_HEADING = /^(?:see also|related(?: pages| notes| topics)?|further reading)$/i;
+const SEE_ALSO_SENTENCE = /^(?:see also|related|see)\b/i;
+const SEE_ALSO_CONFIDENCE = 0.7;
+
+/**
+ * The Page Graph as evidence: a "See also" section or sentence of a page that links to another page relates the two
+ * (`related_to`, the page's title as the source). The page's title joins the chunk's entities for it (a page title
+ * that names a thing, and a link: its own node in the Page Graph).
+ */
+function seeAlsoRelations(request: ExtractionRequest, sentences: Sentence[], scored: { entity: ExtractedEntity; sentences: number[] }[], text: string): ExtractedRelation[] {
+  if (request.pageTitle.trim() === '' || titleKind(request.pageTitle) !== 'entity' || request.linkTargets.length === 0) return [];
+  const inSection = SEE_ALSO_HEADING.test(request.headingPath[request.headingPath.length - 1] ?? '');
+  const at = sentences.flatMap((s, i) => ((inSection && !s.heading) || SEE_ALSO_SENTENCE.test(s.clean) ? [i] : []));
+  if (at.length === 0) return [];
+  const pageName = displayTitle(request.pageTitle, text);
+  const pageKey = variantKey(pageName);
+  const targets = scored.filter((s) => s.entity.signals?.includes('link') && variantKey(s.entity.name) !== pageKey && s.sentences.some((i) => at.includes(i)));
+  if (targets.length === 0) return [];
+  let page = scored.find((s) => variantKey(s.entity.name) === pageKey);
+  if (!page) {
+    const first = at.find((i) => targets.some((t) => t.sentences.includes(i)))!;
+    page = {
+      entity: { name: pageName, type: request.linkTargetTypes?.[request.pageTitle] ?? (/\p{Lu}/u.test(pageName) ? 'other' : 'concept'), confidence: confidence(['title', 'link'], 0), evidence: sentences[first].quote, signals: ['title', 'link'] },
+      sentences: [first],
+    };
+    scored.push(page);
+  }
+  return targets.map((target) => ({
+    source: page.entity.name,
+    predicate: 'related_to' as const,
+    target: target.entity.name,
+    confidence: SEE_ALSO_CONFIDENCE,
+    evidence: sentences[target.sentences.find((i) => at.includes(i))!].quote,
+    signals: ['see-also'],
+  }));
+}
+
+/**
+ * The type a name's evidence gives it, the most specific first: the linked page's frontmatter `type:` or cluster, a
+ * pattern around the name in the chunk (`the X plugin`, `X setting`, `X file`, `X is a markup language`), the lexicon
+ * (a person, a place, an organisation); else `other` for a capitalised name and `concept` for a common noun phrase.
+ */
+function typeOf(candidate: Candidate, sentences: string[]): EntityType {
+  if (candidate.type && candidate.typeRank >= 3) return candidate.type;
+  const pattern = patternType(candidate.name, sentences);
+  if (pattern) return pattern;
+  if (candidate.type) return candidate.type;
+  return /\p{Lu}/u.test(candidate.name) ? 'other' : 'concept';
+}
+
+// Head nouns that say what a name is when they follow it (`the Sync plugin`, `Markdown files`).
+const AFTER_HEADS = new Set([
+  'plugin', 'plugins', 'extension', 'extensions', 'app', 'application', 'editor', 'tool', 'service', 'library', 'framework', 'language', 'format',
+  'protocol', 'platform', 'database', 'api', 'syntax', 'files', 'command', 'setting', 'settings', 'option', 'panel', 'pane', 'sidebar', 'menu',
+  'company', 'foundation', 'engine', 'generator', 'runtime', 'standard', 'specification',
+]);
+// Head nouns of a definition (`X is a lightweight markup language`, `X is a static site generator`).
+const DEFINITION_HEADS = new Set([
+  ...AFTER_HEADS, 'file', 'feature', 'view', 'project', 'organization', 'organisation', 'team', 'website', 'site', 'document', 'guide', 'theme',
+  'template', 'method', 'technique', 'workflow', 'concept', 'person', 'developer', 'author', 'city', 'country', 'event', 'conference', 'product',
+]);
+/** What a head noun makes of a name: `files` after a name is a file format (`Markdown files`), not a document. */
+const HEAD_TYPES: Record<string, EntityType> = { files: 'technology', setting: 'concept', settings: 'concept', option: 'concept', command: 'concept', panel: 'concept', pane: 'concept', sidebar: 'concept', menu: 'concept' };
+
+function patternType(name: string, sentences: string[]): EntityType | null {
+  const needle = name.toLowerCase();
+  for (const sentence of sentences) {
+    const lower = sentence.toLowerCase();
+    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
+      if (at > 0 && /[\p{L}\p{N}]/u.test(lower[at - 1])) continue;
+      const rest = lower.slice(at + needle.length, at + needle.length + 80);
+      if (/^[\p{L}\p{N}]/u.test(rest)) continue;
+      const head = definitionHead(rest) ?? afterHead(rest);
+      if (!head) continue;
+      const type = HEAD_TYPES[head] ?? normaliseEntityType(head).type;
+      if (type !== 'other') return type;
+    }
+  }
+  return null;
+}
+
+const DEFINITION = /^(?:['’]s)?\s+(?:is|are|was)\s+(?:a|an|the)\s+([^.,;:!?()]*)/;
+const AFTER = /^(?:['’]s)?\s+([\p{L}-]+)/u;
+const HEAD_STOPS = new Set(['that', 'which', 'who', 'for', 'to', 'with', 'of', 'in', 'on', 'and', 'or', 'used', 'by', 'from', 'where', 'when', 'you', 'is']);
+
+/** `is a lightweight markup language that …` → `language`: the last word before a function word, within four. */
+function definitionHead(rest: string): string | null {
+  const words = DEFINITION.exec(rest)?.[1].split(/\s+/).filter(Boolean);
+  if (!words) return null;
+  let head: string | null = null;
+  for (const word of words.slice(0, 5)) {
+    if (HEAD_STOPS.has(word)) break;
+    head = word;
+  }
+  return head && DEFINITION_HEADS.has(head) ? head : null;
+}
+
+/** `Sync plugin`, `Markdown files`: the word right after the name, when it says what the name is. */
+function afterHead(rest: string): string | null {
+  const word = AFTER.exec(rest)?.[1];
+  return word && AFTER_HEADS.has(word) ? word : null;
+}
+
+/**
+ * Why a capitalised word is an ordinary word in this wiki, or null: a common word of the language whose corpus
+ * statistics (src/kg/term-stats.ts) show it written in lower case inside sentences at least as often as capitalised,
+ * twice or more.
+ */
+function ordinaryWord(name: string, stats: ExtractionRequest['termStats']): string | null {
+  if (!stats || /\s/.test(name) || /^\p{Lu}{2,}/u.test(name) || /\p{Ll}\p{Lu}/u.test(name)) return null;
+  // A word of the language (the lexicon's common words) written in lower case as often as capitalised; any other word
+  // (jargon such as `frontmatter`, `git`, which may name a thing) only when lower case is twice as common.
+  const { lower, capitalised } = termUse(name, stats);
+  if (lower >= 2 && lower >= capitalised * (isCommonWord(name) ? 1 : 2)) return `an ordinary word in this wiki (written in lower case ${lower} times, capitalised ${capitalised})`;
+  return null;
+}
+
+/** Whether the wiki writes a common noun as a name: capitalised inside sentences more often than not, twice or more. */
+function writtenAsName(word: string, stats: ExtractionRequest['termStats']): boolean {
+  if (!stats) return false;
+  const { lower, capitalised } = termUse(word, stats);
+  return capitalised >= 2 && capitalised > lower;
+}
+
+function termUse(word: string, stats: NonNullable<ExtractionRequest['termStats']>): { lower: number; capitalised: number } {
+  const key = word.toLowerCase();
+  const forms = new Set([key, singularOf(key), `${singularOf(key)}s`]);
+  let lower = 0;
+  let capitalised = 0;
+  for (const form of forms) {
+    const entry = stats.terms[form];
+    if (entry) {
+      lower += entry.lower;
+      capitalised += entry.capitalised;
+    }
+  }
+  return { lower, capitalised };
+}
+
+function singularOf(word: string): string {
+  return word.length > 3 && /[^s]s$/.test(word) ? word.slice(0, -1) : word;
 }
 
 /** Noisy-OR of the signal weights, plus one `repeat` per further sentence (at most MAX_REPEATS). */
@@ -305,10 +554,12 @@ function isCapitalised(text: string): boolean {
 function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityType | null }[] {
   const phrases: { name: string; type: EntityType | null }[] = [];
   let run: TaggedTerm[] = [];
+  let articleBefore = false;
   const close = () => {
     while (run.length > 0 && CONNECTORS.has(run[run.length - 1].text.toLowerCase())) run.pop();
-    // `Install VS Code`, `Why Choose Foam`, `The Apache Foundation`: leading verbs and function words are not the name.
-    while (run.length > 1 && isLeadingFunctionWord(run[0])) run.shift();
+    // `Install VS Code`, `Why Choose Foam`, `The Apache Foundation`: leading verbs and function words are not the name,
+    // unless an article stands before the run (`the Share Sheet`: a noun phrase whose first word is also a verb).
+    while (run.length > 1 && isLeadingFunctionWord(run[0]) && !(articleBefore && !has(run[0], 'Determiner', 'Pronoun', 'QuestionWord'))) run.shift();
     const single = run.length === 1 ? run[0] : null;
     // A lone capitalised common word (`Notes`, `See`, `Version`) is emphasis or a list item's first word, not a name.
     if (single && isCommonWord(single.text) && !has(single, 'Person', 'Place', 'Organization')) run = [];
@@ -337,6 +588,7 @@ function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityTyp
         has(term, 'Person', 'Place', 'Organization') ||
         (next !== undefined && isCapitalised(next.text) && !/[^\s-]|\s-|-\s/.test(term.post) && !has(term, ...FUNCTION_TAGS));
     } else inRun = run.length > 0 && CONNECTORS.has(term.text.toLowerCase()) && isCapitalised(terms[i + 1]?.text ?? '');
+    if (inRun && run.length === 0) articleBefore = i > 0 && ARTICLE_BEFORE.test(terms[i - 1].text) && !/[^\s]/.test(terms[i - 1].post);
     if (inRun) run.push(term);
     else close();
   });
@@ -344,6 +596,7 @@ function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityTyp
   return phrases;
 }
 
+const ARTICLE_BEFORE = /^(?:the|a|an|your|our|this|that|its|their)$/i;
 const NAME_TAGS = new Set(['FirstName', 'MaleName', 'FemaleName', 'LastName', 'Person', 'Place', 'City', 'Country', 'Region', 'Organization', 'ProperNoun', 'Honorific', 'Demonym']);
 const VERB_TAGS = new Set(['Infinitive', 'PresentTense', 'PastTense', 'Gerund', 'Participle', 'Imperative', 'Verb', 'Modal', 'Copula', 'Auxiliary', 'PhrasalVerb']);
 const LEADING_TAGS = new Set([...VERB_TAGS, 'Determiner', 'Pronoun', 'QuestionWord', 'Preposition', 'Conjunction', 'Adverb']);
@@ -411,7 +664,7 @@ function nounPhrases(terms: TaggedTerm[]): string[] {
 function linksIn(sentence: string): string[] {
   const raw = sentence.replace(/`[^`\n]*`/g, ' ');
   const out: string[] = [];
-  for (const m of raw.matchAll(/\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g)) out.push(m[1].trim());
+  for (const m of raw.matchAll(/\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g)) if (!isAttachmentTarget(m[1].trim())) out.push(m[1].trim());
   for (const m of raw.matchAll(/\[([^\]\n]*)\]\(([^)\s]+)[^)]*\)/g)) {
     const href = m[2];
     if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#')) continue;
@@ -425,6 +678,8 @@ function linksIn(sentence: string): string[] {
 /** Plain words for the tagger: link and emphasis markup, code, URLs and HTML removed; link labels kept. */
 export function cleanMarkdown(raw: string): string {
   return raw
+    .replace(/!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g, (link, target: string) => (isAttachmentTarget(target.trim()) ? ' ' : link))
+    .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, ' ')
     .replace(/!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?\|([^\]\n]*)\]\]/g, '$2')
     .replace(/!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?\]\]/g, '$1')
     .replace(/!?\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
@@ -488,6 +743,8 @@ function mentionsNeedle(sentence: Sentence, needle: string): boolean {
 function isPlausibleName(key: string): boolean {
   if (key.length < 2 || key.length > 80) return false;
   if (STOP_NAMES.has(key)) return false;
+  // A file name or a path (`lucide-cog.svg`, `../../CONTRIBUTING.md`) is an attachment or a page, never an entity.
+  if (/[\\/]/.test(key) || isAttachmentTarget(key) || /\.(?:md|markdown)$/.test(key)) return false;
   return /\p{L}/u.test(key);
 }
 

@@ -1,0 +1,66 @@
+// Issue 22 through the whole pipeline (save → policy → job → queue → approval), on the built-in extractor: attachments
+// are never proposed, variants of a name on several pages are one proposal whose spellings become aliases, the word
+// statistics are kept with every save, and a related_to from mere co-occurrence needs pairs well above chance.
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { count, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
+
+const body = (text: string) => `---\ncluster: vault\n---\n${text}\n`;
+
+describe('what the built-in extractor proposes', () => {
+  let t: TestApp;
+  let admin: supertest.Agent;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.as('admin');
+    await startWorker(t);
+    const pages: [string, string][] = [
+      ['Quartz Sync', 'The Quartz Sync service keeps vaults alike. Open the gear ![[lucide-cog.svg#icon]] and see ![[Quartz Screenshot.png]].\n\nSee also [[Web Clipper]] and [[report.pdf]].'],
+      ['Web Clipper', 'The Web Clipper saves pages into the vault. [[Quartz Sync]] copies them; see [[web-clipper]] for [[Manage vaults]].'],
+      ['Harbour', 'Use the web clipper from [[Web Clipper]] on a phone. The folder holds notes, and any folder works.'],
+      ['Manage vaults', 'Open a folder to add a vault. A folder may hold many notes.'],
+      ['Canvas Plugins', 'The [[Canvas Plugins]] draw boards for a vault.'],
+      ['Boards', 'Every [[Canvas Plugin]] draws a board.'],
+    ];
+    for (const [title, text] of pages) await admin.post('/api/pages').send({ title, body: body(text) }).expect(201);
+    await setPolicy(admin, 'vault', 'include');
+    await waitForJobs(t);
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  it('counts every saved page’s words, and drops them when the page goes to the trash', async () => {
+    const [row] = await t.dataSource.query(
+      `SELECT sum(lower)::int AS lower, sum(capitalised)::int AS capitalised, count(*)::int AS pages FROM kg_page_terms WHERE term = 'folder'`,
+    );
+    expect(row).toEqual({ lower: 4, capitalised: 0, pages: 2 });
+    await admin.post('/api/pages').send({ title: 'Scratch', body: 'A folder here.' }).expect(201);
+    expect(await count(t, `SELECT count(*) FROM kg_page_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'scratch'`)).toBeGreaterThan(0);
+    await admin.delete('/api/pages/scratch').expect(204);
+    expect(await count(t, `SELECT count(*) FROM kg_page_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'scratch'`)).toBe(0);
+  });
+
+  it('never proposes an attachment, a how-to title or a file name', async () => {
+    const names: { name: string }[] = await t.dataSource.query(`SELECT name FROM kg_proposals WHERE kind = 'node'`);
+    for (const { name } of names) expect(name).not.toMatch(/\.(?:svg|png|pdf)|lucide|Screenshot|^manage vaults$/i);
+  });
+
+  it('gathers the variants of a name into one proposal, whose spellings become aliases on approval', async () => {
+    // "Canvas Plugins" (a page) on one page, "Canvas Plugin" (a wanted page) on another: one name.
+    const plugins: { id: string; name: string; support: number }[] = await t.dataSource.query(
+      `SELECT id::text AS id, name, support_count AS support FROM kg_proposals
+        WHERE kind = 'node' AND status = 'pending' AND lower(name) IN ('canvas plugin', 'canvas plugins')`,
+    );
+    expect(plugins).toHaveLength(1);
+    expect(plugins[0].support).toBe(2);
+    await admin.post(`/admin/knowledge-graph/proposals/${plugins[0].id}/approve`).send({}).expect(200);
+    const [node] = await t.dataSource.query(`SELECT name, aliases FROM kg_nodes WHERE lower(name) IN ('canvas plugin', 'canvas plugins')`);
+    const other = node.name === 'Canvas Plugins' ? 'Canvas Plugin' : 'Canvas Plugins';
+    expect(node.aliases).toEqual([other]);
+  });
+
+  it('proposes no related_to for two names that only share a sentence on one page', async () => {
+    expect(await count(t, `SELECT count(*) FROM kg_proposals WHERE kind = 'edge' AND predicate = 'related_to' AND NOT (source_name ILIKE 'quartz sync' OR target_name ILIKE 'quartz sync')`)).toBe(0);
+  });
+});

@@ -1,0 +1,131 @@
+// The mechanisms that keep noise out of the built-in extractor's proposals (issue 22, docs/extraction.md): attachments,
+// how-to titles, name variants, corpus statistics, the longest name, typed relations from sentences, See also links.
+import { describe, expect, it } from 'vitest';
+import { isAttachmentTarget } from '../../src/extractors/attachments.js';
+import { extractBuiltin } from '../../src/extractors/builtin/builtin.extractor.js';
+import { displayTitle, titleKind, variantKey } from '../../src/extractors/builtin/name-forms.js';
+import { typedRelation } from '../../src/extractors/builtin/relation-patterns.js';
+import type { ExtractedEntity, ExtractionRequest } from '../../src/extractors/extraction.types.js';
+import { termCounts } from '../../src/kg/term-stats.js';
+import { expectedCalibrationError, twinKey, twinRate } from '../../eval/extraction-judging.js';
+
+const request = (chunkText: string, overrides: Partial<ExtractionRequest> = {}): ExtractionRequest => ({
+  pageTitle: 'Notes', headingPath: [], chunkText, knownEntities: [], linkTargets: [], ...overrides,
+});
+const names = (r: { entities: { name: string }[] }) => r.entities.map((e) => e.name);
+const entity = (name: string): ExtractedEntity => ({ name, type: 'other', confidence: 0.7, evidence: '' });
+
+describe('attachments are never entities', () => {
+  it.each(['lucide-cog.svg', 'Screenshot 2024-01-02 at 10.00.png', 'files/report.PDF', 'talk.mp3', 'demo.mp4', 'board.canvas'])('%s is an attachment', (target) => {
+    expect(isAttachmentTarget(target)).toBe(true);
+  });
+  it.each(['Node.js', 'Graph View', 'v1.2', 'notes.md', 'README'])('%s is not', (target) => {
+    expect(isAttachmentTarget(target)).toBe(false);
+  });
+
+  it('drops embeds and links of files, whatever the link targets say', () => {
+    const text = 'Click the gear ![[lucide-cog.svg#icon]] to open Settings. See ![[Screenshot 2024.png]] and ![diagram](img/Flow Chart.png) or [[Guide.pdf]].\n\nThe [[Sync Service]] keeps notes. See [CONTRIBUTING.md](../../CONTRIBUTING.md).';
+    const result = extractBuiltin(request(text, { linkTargets: ['lucide-cog.svg', 'Screenshot 2024.png', 'Guide.pdf', 'Sync Service', '../../CONTRIBUTING.md'] }));
+    expect(names(result)).toContain('Sync Service');
+    for (const name of names(result)) expect(name).not.toMatch(/\.(?:svg|png|pdf|md)$|\/|Flow Chart|Screenshot/i);
+  });
+});
+
+describe('page titles', () => {
+  it.each([
+    ['Manage vaults', 'task'], ['add-images-to-notes', 'task'], ['publish-to-vercel', 'task'], ['Coming from Obsidian', 'task'], ['How to write recipes', 'task'],
+    ['Format your notes', 'task'], ['diagrams-in-markdown', 'topic'], ['frequently-asked-questions', 'topic'],
+    ['Graph view', 'entity'], ['block-anchors', 'entity'], ['Share Sheet', 'entity'], ['Command palette', 'entity'], ['spell-checking', 'entity'],
+    ['Material for MkDocs', 'entity'], ['Canvas', 'entity'],
+  ])('%s names a %s', (title, kind) => {
+    expect(titleKind(title)).toBe(kind);
+  });
+
+  it('writes a file-name title as the text writes it', () => {
+    expect(displayTitle('web-clipper', 'Clip pages with the Web Clipper extension')).toBe('Web Clipper');
+    expect(displayTitle('spell-checking', 'Turn on spell-checking here')).toBe('spell-checking');
+    expect(displayTitle('graph-view', 'Nothing about it')).toBe('graph view');
+    expect(displayTitle('Graph View', 'graph view')).toBe('Graph View');
+  });
+
+  it('proposes a how-to title as nothing, and says why', () => {
+    const result = extractBuiltin(request('Read [[publish-to-vercel]] and [[graph-view]] to see the graph view.', { linkTargets: ['publish-to-vercel', 'graph-view'] }));
+    expect(names(result)).toEqual(['graph view']);
+    expect(result.dropped).toContainEqual({ item: 'link target "publish-to-vercel"', reason: 'a how-to page title: a page, not an entity' });
+    expect(result.entities[0].surfaces).toContain('graph-view');
+  });
+});
+
+describe('variants are one name', () => {
+  it('keys case, plural and file-name spellings alike', () => {
+    expect(new Set(['Tags', 'tag', 'TAG'].map(variantKey))).toEqual(new Set(['tag']));
+    expect(variantKey('web-clipper')).toBe(variantKey('Web Clipper'));
+    expect(variantKey('Properties')).toBe('property');
+    expect(variantKey('class')).toBe('class');
+  });
+
+  it('gives one entity with its other spellings as surfaces', () => {
+    const result = extractBuiltin(request('Open [[daily-notes]] to write Daily Notes. Daily notes are dated.', { linkTargets: ['daily-notes'] }));
+    const daily = result.entities.filter((e) => variantKey(e.name) === 'daily note');
+    expect(daily).toHaveLength(1);
+    expect(daily[0].surfaces).toEqual(expect.arrayContaining(['daily-notes']));
+  });
+});
+
+describe('corpus statistics', () => {
+  it('counts lower-case and capitalised uses in running text, not at sentence starts, in headings or code', () => {
+    const counts = termCounts('# Folder Setup\n\nPut the folder here. Folder names matter: the Folder plugin too.\n\n```\nFolder folder\n```\n- Folder one\n\n[[Folder]] and [label](x.md)');
+    expect(counts.get('folder')).toEqual({ lower: 1, capitalised: 1 });
+    expect(counts.has('the')).toBe(false);
+    expect(counts.get('label')).toEqual({ lower: 1, capitalised: 0 });
+  });
+
+  it('drops a capitalised common word the wiki writes in lower case, keeps one it writes as a name', () => {
+    const text = 'Open the Folder panel. Then the Canvas opens.';
+    const stats = { pages: 10, terms: { folder: { pages: 8, lower: 40, capitalised: 3 }, canvas: { pages: 5, lower: 1, capitalised: 30 } } };
+    const result = extractBuiltin(request(text, { termStats: stats }));
+    expect(names(result)).toContain('Canvas');
+    expect(names(result)).not.toContain('Folder');
+    expect(result.dropped.find((d) => d.item === 'name "Folder"')?.reason).toMatch(/ordinary word in this wiki/);
+  });
+});
+
+describe('the longest name the text supports', () => {
+  it('drops a name that only ever occurs inside a longer one', () => {
+    const result = extractBuiltin(request('Tap the Share Sheet in Obsidian Mobile. The Share Sheet opens in Obsidian Mobile and shows targets.'));
+    expect(names(result)).toContain('Share Sheet');
+    expect(names(result)).not.toContain('Sheet');
+  });
+});
+
+describe('typed relations from sentences', () => {
+  it.each([
+    ['Markdown is a lightweight markup language.', 'Markdown', 'markup language', ['Markdown', 'is_a', 'markup language']],
+    ['The graph view requires the Graph plugin.', 'graph view', 'Graph plugin', ['graph view', 'requires', 'Graph plugin']],
+    ['Backlinks is part of the Core plugins.', 'Backlinks', 'Core plugins', ['Backlinks', 'part_of', 'Core plugins']],
+    ['Obsidian Sync replaces Dropbox for many.', 'Obsidian Sync', 'Dropbox', ['Obsidian Sync', 'replaces', 'Dropbox']],
+    ['Static site generators such as Jekyll work.', 'Static site generators', 'Jekyll', ['Jekyll', 'is_a', 'Static site generators']],
+    ['Foam is built on VS Code.', 'Foam', 'VS Code', ['Foam', 'uses', 'VS Code']],
+    ['Canvas contains cards.', 'Canvas', 'cards', ['cards', 'part_of', 'Canvas']],
+  ])('%s', (sentence, a, b, [source, predicate, target]) => {
+    expect(typedRelation(sentence, entity(a), entity(b))).toEqual({ source, predicate, target });
+  });
+
+  it('says nothing when the words between the names state nothing', () => {
+    expect(typedRelation('Foam, VS Code and GitHub all work.', entity('Foam'), entity('GitHub'))).toBeNull();
+    expect(typedRelation('Use Foam with GitHub.', entity('Foam'), entity('GitHub'))).toBeNull();
+  });
+
+  it('relates a page to what its See also links point at', () => {
+    const result = extractBuiltin(request('See also [[Backlinks]] for the panel.', { pageTitle: 'Graph view', linkTargets: ['Backlinks'] }));
+    expect(result.relations).toContainEqual(expect.objectContaining({ source: 'Graph view', predicate: 'related_to', target: 'Backlinks', signals: ['see-also'] }));
+  });
+});
+
+describe('the evaluation’s figures', () => {
+  it('counts twins and the calibration error', () => {
+    expect(twinKey('Tags')).toBe(twinKey('tag'));
+    expect(twinRate(['Tag', 'tags', 'Foam', 'graph-view', 'Graph View']).twins).toBe(4);
+    expect(expectedCalibrationError([{ confidence: 0.95, approved: true }, { confidence: 0.65, approved: false }])).toBe(0.35);
+  });
+});
