@@ -332,7 +332,7 @@ describe('/admin/kg-policy REST API', () => {
     expect(paths.sort()).toEqual([
       '/admin/kg-policy/audit', '/admin/kg-policy/bootstrap', '/admin/kg-policy/clusters', '/admin/kg-policy/clusters/{cluster}',
       '/admin/kg-policy/clusters/{cluster}/purge', '/admin/kg-policy/clusters/{cluster}/review', '/admin/kg-policy/estimate',
-      '/admin/kg-policy/explain/{slug}', '/admin/kg-policy/pending',
+      '/admin/kg-policy/explain/{slug}', '/admin/kg-policy/health', '/admin/kg-policy/health/repair', '/admin/kg-policy/pending',
     ]);
     expect(doc.paths['/admin/kg-policy/clusters/{cluster}'].put.requestBody).toBeDefined();
   });
