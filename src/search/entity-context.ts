@@ -6,13 +6,11 @@
  * the question is about. Pure functions: the service reads the sentences' words, these index and rank.
  */
 
-/** One word of the sentences mentioning an entity on one other page: how often it appears there. */
+/** One word of what other pages say about the entities a page bears the name of, and how often they say it. */
 export interface ContextTermRow {
-  /** The page that bears the entity's name (the entity's home). */
   pageId: string;
-  /** The page the sentences come from. */
-  sourcePageId: string;
   lexeme: string;
+  /** Σ over the other pages of min(MAX_COUNT_PER_SOURCE, the word's count there). */
   count: number;
 }
 
@@ -28,22 +26,21 @@ export interface ContextIndex {
 export const EMPTY_CONTEXT_INDEX: ContextIndex = { postings: new Map(), lengths: new Map(), averageLength: 1, size: 0 };
 
 /**
- * One other page's sentences count at most this many times per word: a page that repeats the entity's name in every
- * line of a long list does not outweigh ten pages that each describe it once.
+ * One other page's sentences count at most this many times per word (the SQL applies it): a page that repeats the
+ * entity's name in every line of a long list does not outweigh ten pages that each describe it once.
  */
 export const MAX_COUNT_PER_SOURCE = 2;
 
-/** Builds the index from the rows (several entities may share a home; their contexts add up). */
+/** Builds the index from the rows (one per page and word). */
 export function buildContextIndex(rows: readonly ContextTermRow[]): ContextIndex {
   const postings = new Map<string, Map<string, number>>();
   const lengths = new Map<string, number>();
   for (const row of rows) {
-    if (row.sourcePageId === row.pageId || row.count <= 0) continue;
-    const tf = Math.min(MAX_COUNT_PER_SOURCE, row.count);
+    if (row.count <= 0) continue;
     let pages = postings.get(row.lexeme);
     if (!pages) postings.set(row.lexeme, (pages = new Map()));
-    pages.set(row.pageId, (pages.get(row.pageId) ?? 0) + tf);
-    lengths.set(row.pageId, (lengths.get(row.pageId) ?? 0) + tf);
+    pages.set(row.pageId, (pages.get(row.pageId) ?? 0) + row.count);
+    lengths.set(row.pageId, (lengths.get(row.pageId) ?? 0) + row.count);
   }
   const total = [...lengths.values()].reduce((s, n) => s + n, 0);
   return { postings, lengths, averageLength: lengths.size ? total / lengths.size : 1, size: lengths.size };

@@ -3,7 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { KurateConfig } from '../config/kurate-config.js';
 import { EMBEDDED_POSTGRES } from '../db/database.module.js';
-import { buildContextIndex, type ContextIndex } from './entity-context.js';
+import { buildContextIndex, MAX_COUNT_PER_SOURCE, type ContextIndex } from './entity-context.js';
 import { coMentionInformativeness, type NeighbourEdge } from './graph-proximity.js';
 import { NameDictionary, type NamedThing } from './query-names.js';
 import { SearchNamesRepository, type NeighbourRow } from './search-names.repository.js';
@@ -124,13 +124,18 @@ export class SearchNamesService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async load(): Promise<{ visible: SearchKnowledge; all: SearchKnowledge }> {
-    const started = Date.now();
-    const [rows, edges, totalChunks] = [await this.repository.named(), await this.repository.neighbours(), await this.repository.mentioningChunks()];
+    const timed = async <T>(read: () => Promise<T>): Promise<[T, number]> => {
+      const started = Date.now();
+      return [await read(), Date.now() - started];
+    };
+    const [rows, namesMs] = await timed(() => this.repository.named());
+    const [edges, edgesMs] = await timed(() => this.repository.neighbours());
+    const [totalChunks] = await timed(() => this.repository.mentioningChunks());
     const things = rows.map((r) => ({ kind: r.kind, id: r.id, name: r.name, names: r.names, type: r.type ?? undefined, visible: r.visible, chunks: r.chunks }));
-    const contexts = await this.repository.contextTerms(homesOf(things));
-    const visible = knowledgeOf(things.filter((t) => t.visible), edges.filter((e) => e.visible), totalChunks, buildContextIndex(contexts.filter((c) => c.visible)));
+    const [contexts, contextMs] = await timed(() => this.repository.contextTerms(homesOf(things), MAX_COUNT_PER_SOURCE));
+    const visible = knowledgeOf(things.filter((t) => t.visible), edges.filter((e) => e.visible), totalChunks, buildContextIndex(contexts.map((c) => ({ ...c, count: c.visibleCount }))));
     const all = knowledgeOf(things, edges, totalChunks, buildContextIndex(contexts));
-    this.logger.debug(`Names of ${rows.length} pages and entities, ${edges.length} edges read in ${Date.now() - started} ms`);
+    this.logger.debug(`Names of ${rows.length} pages and entities (${namesMs} ms), ${edges.length} edges (${edgesMs} ms), ${contexts.length} entity-context rows (${contextMs} ms) read`);
     return { visible, all };
   }
 

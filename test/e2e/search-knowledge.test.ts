@@ -1,5 +1,6 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SearchNamesService } from '../../src/search/search-names.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { importPages, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
@@ -56,6 +57,19 @@ describe('search: approved knowledge as the words other pages use for a thing', 
     // Among the pages that hold the words themselves: a description lifts a page, it does not outrank the text.
     expect(rank).toBeLessThan(5);
     expect(hits[rank].explain.describedBy?.words).toEqual(expect.arrayContaining(['diary', 'happened']));
+  });
+
+  it('credits the home page with the words of the sentences holding the name, on the other pages only', async () => {
+    const names = t.app.get(SearchNamesService);
+    const [daily] = await t.dataSource.query(`SELECT id::text FROM pages WHERE slug = 'daily-notes'`);
+    const context = (await names.knowledge()).context;
+    const count = (lexeme: string) => context.postings.get(lexeme)?.get(daily.id) ?? 0;
+    // "diary" is in the sentence naming Daily Notes on two pages; Habits says it in another sentence.
+    expect(count('diari')).toBe(2);
+    expect(count('happen')).toBe(3);
+    expect(count('structur')).toBe(0);
+    // Its own text ("command palette") is its body, not its description.
+    expect(count('palett')).toBe(0);
   });
 
   it('hides what excluded pages say from readers at once, and shows it again when they are included', async () => {

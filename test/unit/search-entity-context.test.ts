@@ -1,32 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { buildContextIndex, MAX_COUNT_PER_SOURCE, scoreContext, type ContextTermRow } from '../../src/search/entity-context.js';
+import { buildContextIndex, scoreContext, type ContextTermRow } from '../../src/search/entity-context.js';
 import { withContext, type BlendedPage } from '../../src/search/query-ranking.js';
 
-const row = (pageId: string, sourcePageId: string, lexeme: string, count = 1): ContextTermRow => ({ pageId, sourcePageId, lexeme, count });
+const row = (pageId: string, lexeme: string, count = 1): ContextTermRow => ({ pageId, lexeme, count });
 
 describe('entity context: what other pages say about an entity, credited to its page', () => {
-  it('indexes the words of other pages only, capped per source page, adding up several sources and entities', () => {
-    const index = buildContextIndex([
-      row('home', 'home', 'journal', 5),
-      row('home', 'a', 'journal', 7),
-      row('home', 'b', 'journal', 1),
-      row('home', 'b', 'today', 1),
-      row('other', 'a', 'export', 1),
-    ]);
+  it('indexes each page\'s words with their counts, adding up rows of one page and word', () => {
+    const index = buildContextIndex([row('home', 'journal', 3), row('home', 'journal', 1), row('home', 'today', 1), row('other', 'export', 1), row('empty', 'nothing', 0)]);
     expect(index.size).toBe(2);
-    // The home page's own sentences are its body, already ranked by BM25; page a's seven uses count as the cap.
-    expect(index.postings.get('journal')?.get('home')).toBe(MAX_COUNT_PER_SOURCE + 1);
-    expect(index.lengths.get('home')).toBe(MAX_COUNT_PER_SOURCE + 2);
-    expect(index.averageLength).toBe((MAX_COUNT_PER_SOURCE + 2 + 1) / 2);
+    expect(index.postings.get('journal')?.get('home')).toBe(4);
+    expect(index.lengths.get('home')).toBe(5);
+    expect(index.averageLength).toBe(3);
+    expect(index.postings.has('nothing')).toBe(false);
   });
 
   it('ranks by BM25 over the context field: rarer words weigh more, expansions by their weight, and lists the stems matched', () => {
     const index = buildContextIndex([
-      row('daily', 'a', 'journal'),
-      row('daily', 'b', 'today'),
-      row('templates', 'a', 'today'),
-      row('templates', 'c', 'boilerplate'),
-      row('export', 'd', 'pdf'),
+      row('daily', 'journal'),
+      row('daily', 'today'),
+      row('templates', 'today'),
+      row('templates', 'boilerplate'),
+      row('export', 'pdf'),
     ]);
     const scored = scoreContext(index, [{ lexeme: 'journal', weight: 1 }, { lexeme: 'today', weight: 1 }]);
     expect(scored.map((s) => s.pageId)).toEqual(['daily', 'templates']);
