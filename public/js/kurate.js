@@ -82,6 +82,24 @@
     });
   }
 
+  /** A box marked data-check-all="form-id" ticks every checkbox that belongs to that form (form="form-id"). */
+  function setUpCheckAll() {
+    document.querySelectorAll('input[data-check-all]').forEach(function (all) {
+      var formId = all.getAttribute('data-check-all');
+      var boxes = Array.prototype.slice.call(document.querySelectorAll('input[type="checkbox"][form="' + formId + '"]'));
+      all.addEventListener('change', function () {
+        boxes.forEach(function (box) { box.checked = all.checked; });
+      });
+      boxes.forEach(function (box) {
+        box.addEventListener('change', function () {
+          var n = boxes.filter(function (b) { return b.checked; }).length;
+          all.checked = n === boxes.length;
+          all.indeterminate = n > 0 && n < boxes.length;
+        });
+      });
+    });
+  }
+
   /** Warn before leaving an editor with unsaved text. */
   function setUpUnsavedWarning() {
     var source = document.querySelector('textarea[name="body"]');
@@ -240,6 +258,7 @@
   function start() {
     setUpPreview();
     setUpConfirmations();
+    setUpCheckAll();
     setUpUnsavedWarning();
     setUpGraph();
     setUpTitleSuggestions();
