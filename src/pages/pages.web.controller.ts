@@ -25,6 +25,11 @@ import { diffRevisions } from './revision-diff.js';
 import { SlugPipe } from './slug.pipe.js';
 
 const PAGES_PER_LIST = 50;
+/** cytoscape, then the fCoSE layout's UMD bundles in the order they need each other (public/js/kurate.js draws). */
+const PAGE_GRAPH_SCRIPTS = [
+  '/static/vendor/cytoscape/cytoscape.min.js', '/static/vendor/layout-base/layout-base.js', '/static/vendor/cose-base/cose-base.js',
+  '/static/vendor/cytoscape-fcose/cytoscape-fcose.js',
+];
 /** Revisions read for /recent; grouped by page and day they make far fewer lines. */
 const RECENT_CHANGES = 300;
 const REPORT_ROWS = 200;
@@ -358,7 +363,7 @@ export class PagesWebController {
       indirect: others.filter((n) => n.depth === 2),
       edgeCount: edges.length,
       alone: others.length === 0,
-      scripts: ['/static/vendor/cytoscape/cytoscape.min.js'],
+      scripts: PAGE_GRAPH_SCRIPTS,
     });
   }
 
