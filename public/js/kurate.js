@@ -198,7 +198,8 @@
       elements: elements,
       minZoom: 0.15,
       maxZoom: 3,
-      style: graphStyle(function () { return cy.zoom(); }),
+      // The style is first read inside this call, before `cy` is set: zoom 1 until then.
+      style: graphStyle(function () { return cy ? cy.zoom() : 1; }),
       layout: { name: 'preset' },
     });
     // For the browser tests and the console: the graph as drawn.
