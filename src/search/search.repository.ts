@@ -109,6 +109,12 @@ export class SearchRepository {
    * saturated, length-normalised term frequency); the `2·limit` pages those heads score best are then scored exactly
    * over all terms. A page outside the heads, or ranked low by them, could in principle be missed (WAND-like
    * engines make the same trade); with filters, every matching page is a candidate and scored exactly.
+   *
+   * The planner takes a query's lexemes for 10 rows (unnest's default estimate) of ~570 pages each, and so joined
+   * `page_search_terms` by hashing all of it (two sequential scans of every term of every page, ~50 ms of database
+   * CPU per search at 1,000 pages). The two lookups by lexeme are therefore LATERAL subqueries fenced with
+   * `OFFSET 0`: an index probe per query term (per candidate page and term for the exact scores), whatever the
+   * estimates say.
    */
   async lexicalSearch(words: string, excluded: string, limit: number, filters: SearchFilters = {}, settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER, expansion: { words: string; weight: number } = { words: '', weight: 0 }): Promise<{ hits: LexicalHit[]; total: number }> {
     const filter = pageFilterSql(filters, 11);
@@ -138,7 +144,9 @@ export class SearchRepository {
             candidates AS MATERIALIZED (${candidates}),
             per_term AS MATERIALIZED (
               SELECT pt.page_id, pt.lexeme, ${termScore('pt', 'i.idf')} AS contribution
-                FROM candidates k CROSS JOIN idf i JOIN page_search_terms pt ON pt.lexeme = i.lexeme AND pt.page_id = k.page_id CROSS JOIN corpus c
+                FROM candidates k CROSS JOIN idf i
+                     CROSS JOIN LATERAL (SELECT * FROM page_search_terms pt WHERE pt.page_id = k.page_id AND pt.lexeme = i.lexeme OFFSET 0) pt
+                     CROSS JOIN corpus c
                WHERE ${withoutUnwanted('pt.page_id')}),
             scored AS (
               SELECT page_id, sum(contribution) AS score FROM per_term GROUP BY page_id
@@ -146,9 +154,9 @@ export class SearchRepository {
        SELECT s.page_id AS "pageId", s.score::float8 AS score,
               (SELECT jsonb_agg(jsonb_build_object('term', pt.lexeme, 'contribution', round(pt.contribution::numeric, 4)) ORDER BY pt.contribution DESC)
                  FROM per_term pt WHERE pt.page_id = s.page_id) AS terms,
-              ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id) FROM page_search_terms d
-                 WHERE d.lexeme IN (SELECT lexeme FROM terms)
-                   AND ${withoutUnwanted('d.page_id')})`}::int AS total
+              ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id)
+                 FROM terms t CROSS JOIN LATERAL (SELECT d.page_id FROM page_search_terms d WHERE d.lexeme = t.lexeme OFFSET 0) d
+                WHERE ${withoutUnwanted('d.page_id')})`}::int AS total
          FROM scored s
         ORDER BY s.score DESC, s.page_id`,
       [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), expansion.words, expansion.weight, ...filter.params],
