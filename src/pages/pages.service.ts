@@ -93,15 +93,19 @@ export class PagesService {
     if (write.contentHash === current.contentHash) return { page: current, changed: false };
     const links = outboundLinks(write.text);
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
+    // The same title and names: no link elsewhere resolves or reads differently, so only this page and the pages it
+    // links to (before or now: their backlinks) change for readers, and the page caches forget only those.
+    const sameNames = write.title === current.title && sameSet(write.linkKeys, current.linkKeys);
+    const touched = new Set<string>([current.id]);
     return this.write([...ownKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, input);
       const version = input.baseVersion + 1;
       await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
-      await this.links.replaceOutbound(current.id, links, tx);
-      await this.links.reresolve(current.id, ownKeys, tx);
+      for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
+      for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
       return { page: await this.saved(current.id, 'updated', tx), changed: true };
-    });
+    }, sameNames ? () => [...touched] : undefined);
   }
 
   /**
@@ -186,17 +190,30 @@ export class PagesService {
   }
 
   /**
-   * Runs a page write in one transaction; once it has committed, every process's page caches forget. `linkKeys` are
+   * Runs a page write in one transaction; once it has committed, every process's page caches forget what it changed
+   * (`touchedPages`: the ids of the only pages it changed for readers; without it, everything). `linkKeys` are
    * the keys whose resolution the write may change (its own and those it links to): concurrent writes sharing one
    * take turns, so a page and a link to it saved at the same moment still meet.
    */
-  private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    const result = await this.pages.transaction(async (tx) => {
-      // NOTIFY is delivered at commit, so announcing first is the same as announcing last, and shares a round trip.
-      await this.links.lockKeys(linkKeys, tx, this.changeFeed.announceChannel);
-      return work(tx);
-    });
-    this.changeFeed.committed();
+  private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
+    let changed: string[] | null = null;
+    const announcement = this.changeFeed.announcement;
+    let result: T;
+    try {
+      result = await this.pages.transaction(async (tx) => {
+        // NOTIFY is delivered at commit, so announcing first is the same as announcing last, and shares a round trip.
+        await this.links.lockKeys(linkKeys, tx, touchedPages ? null : announcement);
+        const value = await work(tx);
+        // A write that knows which pages it changed names them (by slug), so caches keep every other page.
+        if (touchedPages) changed = await this.links.announcePages(touchedPages(), tx, announcement);
+        return value;
+      });
+    } catch (error) {
+      // This process ignores its own notifications: a write that failed (even at its commit) forgets everything.
+      this.changeFeed.committed(null);
+      throw error;
+    }
+    this.changeFeed.committed(changed);
     return result;
   }
 
@@ -286,4 +303,9 @@ function outboundLinks(markdown: string): LinkWrite[] {
     if (link.key && !seen.has(link.key)) seen.set(link.key, { kind: link.kind, target: link.target, targetKey: link.key, heading: link.heading });
   }
   return [...seen.values()];
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const x = new Set(a);
+  return x.size === new Set(b).size && b.every((k) => x.has(k));
 }
