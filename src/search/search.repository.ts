@@ -52,6 +52,20 @@ export interface TitleSuggestion {
 const BODY_WITHOUT_FRONTMATTER = `regexp_replace(p.body, '^\\uFEFF?---\\r?\\n.*?\\r?\\n(---|\\.\\.\\.)[ \\t]*(\\r?\\n|$)', '')`;
 
 /**
+ * The text a page's snippet is cut from when no chunk gives it: the body (without frontmatter) from a little before
+ * the first place a query term's stem appears in it, `SNIPPET_WINDOW` characters long (from a word's start).
+ * ts_headline parses all the text it is given (~1.5 ms for a 10 KB page, ten times per search: most of a search's
+ * database time); the window holds the first match and what follows it. When no stem appears as written (a stem
+ * that is not a prefix of its words), or the body is short, the whole body. Query in $2.
+ */
+const SNIPPET_WINDOW = 3_000;
+const BODY_AROUND_FIRST_MATCH = `(SELECT CASE WHEN f.pos IS NULL OR length(b.t) <= ${SNIPPET_WINDOW} THEN b.t
+             WHEN f.pos <= 300 THEN left(b.t, ${SNIPPET_WINDOW})
+             ELSE regexp_replace(substr(b.t, f.pos - 300, ${SNIPPET_WINDOW}), '^\\S*\\s+', '') END
+     FROM (SELECT ${BODY_WITHOUT_FRONTMATTER} AS t) b,
+          LATERAL (SELECT min(nullif(strpos(lower(b.t), l.lexeme), 0)) AS pos FROM unnest(to_tsvector('english', $2)) l) f)`;
+
+/**
  * How much one page's occurrences of a term can weigh (BM25's saturated, length-normalised term frequency with the
  * default boosts and a fixed typical length): the order of `page_search_terms_impact_idx` (migrations/0007), which
  * this text must match exactly for PostgreSQL to read a term's best pages straight from that index.
@@ -65,14 +79,13 @@ function termScore(r: string, idf: string): string {
 }
 
 /**
- * Runs a query with PostgreSQL's JIT off (in a transaction of its own, SET LOCAL). The search queries' cost estimates
- * are high enough for the JIT to compile them, which takes longer than running them (tens of milliseconds).
+ * Runs a query with PostgreSQL's JIT off. The search queries' cost estimates are high enough for the JIT to compile
+ * them, which takes longer than running them (tens of milliseconds). Every connection of the pool has it off
+ * (`-c jit=off`, src/db/database.module.ts; the embedded database has no JIT): before, each search query took a
+ * transaction of its own to SET LOCAL it, three more round trips.
  */
 export function withoutJit<T>(dataSource: DataSource, sql: string, params: unknown[]): Promise<T> {
-  return dataSource.transaction(async (tx) => {
-    await tx.query('SET LOCAL jit = off');
-    return tx.query(sql, params) as Promise<T>;
-  });
+  return dataSource.query(sql, params) as Promise<T>;
 }
 
 /**
@@ -225,7 +238,7 @@ export class SearchRepository {
        SELECT p.id AS "pageId", p.slug, p.title, p.cluster, p.tags, p.page_type AS type,
               coalesce(ch.heading_path, '{}') AS "headingPath", ch.anchor,
               CASE WHEN q.anyq IS NULL THEN left(coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}), 240)
-                   ELSE ts_headline('english', coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}), q.anyq,
+                   ELSE ts_headline('english', coalesce(ch.text, ${BODY_AROUND_FIRST_MATCH}), q.anyq,
                           'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') END AS snippet
          FROM wanted w JOIN pages p ON p.id = w.page_id CROSS JOIN q
          LEFT JOIN LATERAL (
