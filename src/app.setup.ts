@@ -5,6 +5,7 @@ import { NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
+import { AppLogger } from './common/app-logger.js';
 import { useAuthentication } from './auth/auth.pipeline.js';
 import { securityHeaders } from './auth/security-headers.js';
 import { GlobalExceptionFilter } from './common/domain-exception.filter.js';
@@ -45,14 +46,9 @@ export function configureApp(app: NestExpressApplication, config: KurateConfig):
 export async function createApp(config: KurateConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    logger: loggerLevels(config.logLevel),
+    logger: new AppLogger(config.logLevel),
   });
   configureApp(app, config);
   app.enableShutdownHooks();
   return app;
-}
-
-function loggerLevels(level: KurateConfig['logLevel']) {
-  const order = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
-  return order.slice(0, order.indexOf(level) + 1) as ('error' | 'warn' | 'log' | 'debug' | 'verbose')[];
 }
