@@ -9,6 +9,8 @@ export interface ClientOptions {
    * which kind of token the user should have set.
    */
   needsAdmin?: boolean;
+  /** The request is a login (`kurate login`): a 401 answers the password, so no advice about tokens goes with it. */
+  login?: boolean;
 }
 
 const DEFAULT_URL = 'http://localhost:3000';
@@ -114,6 +116,7 @@ export class KurateClient {
   private errorMessage(status: number, payload: unknown): string {
     const message = (payload as { message?: unknown } | undefined)?.message;
     if (typeof message === 'string' && message) {
+      if (this.options.login) return message;
       const correlationId = (payload as { correlationId?: unknown }).correlationId;
       if (typeof correlationId === 'string') return `${message} (correlation id ${correlationId})`;
       // The server cannot know the request came from the CLI, where a token is the way to log in.

@@ -34,7 +34,7 @@ export function registerLoginCommands(program: Command): void {
     'kurate login ada@example.org',
     `printf '%s\\n' "$PASSWORD" | KURATE_URL=https://wiki.example.org kurate login ada@example.org --password-stdin`,
   ).action(async (emailArgument: string | undefined, options: { passwordStdin?: boolean; scope?: TokenScope; expiresInDays: number }) => {
-    const anonymous = KurateClient.fromEnvironment({ ...process.env, KURATE_TOKEN: '' }).withToken(undefined);
+    const anonymous = KurateClient.fromEnvironment({ ...process.env, KURATE_TOKEN: '' }, { login: true }).withToken(undefined);
     let email = emailArgument?.trim() ?? '';
     if (!email) {
       if (process.stdin.isTTY !== true || options.passwordStdin) throw new CliError('Give your email: kurate login <email>.');
