@@ -280,7 +280,7 @@ describe('bin/kurate user and token commands against a running server', () => {
     expect(zero).toMatchObject({ code: 1, stdout: '' });
     expect(zero.stderr).toBe("kurate: option '--expires-in-days <n>' argument '0' is invalid. Give a whole number of days from 1 to 3660. (run with --help for usage)\n");
     const badScope = await kurate(asAdmin, 'token', 'create', '--name', 'x', '--scope', 'root');
-    expect(badScope.stderr).toMatch(/^kurate: option '--scope <scope>' argument 'root' is invalid\. Allowed choices are read, write, admin\./);
+    expect(badScope.stderr).toMatch(/^kurate: option '--scope <scope>' argument 'root' is invalid\. Allowed choices are read, write, admin, metrics\./);
     const noName = await kurate(asAdmin, 'token', 'create');
     expect(noName.stderr).toBe("kurate: required option '--name <name>' not specified (run with --help for usage)\n");
 
