@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobQueue } from '../../src/jobs/job-queue.service.js';
 import { MetricsPort } from '../../src/metrics/metrics-port.js';
+import { REPO_ROOT } from '../support/database.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 import { count, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
@@ -113,6 +116,16 @@ describe('/metrics', () => {
     expect(sample(text, 'kurate_job_queue_oldest_waiting_seconds', { queue: 'metrics-test' })).toBeGreaterThanOrEqual(90);
     // Every queue is listed, an empty one at 0.
     expect(sample(text, 'kurate_job_queue_depth', { queue: 'kg-embed-nodes', state: 'waiting' })).toBe(0);
+  });
+
+  it('has every series the example Grafana dashboard (docs/grafana/kurate.json) queries', async () => {
+    const dashboard = JSON.parse(readFileSync(path.join(REPO_ROOT, 'docs/grafana/kurate.json'), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
+    const queried = new Set(dashboard.panels.flatMap((p) => p.targets.flatMap((t) => t.expr.match(/\b(kurate|process)_\w+/g) ?? [])));
+    expect(queried.size).toBeGreaterThan(10);
+    const text = await scrape();
+    // Declared in the scrape (a counter of errors has no sample until the first error): its # TYPE line.
+    const missing = [...queried].filter((name) => !text.includes(`# TYPE ${name.replace(/_(bucket|count|sum)$/, '')} `));
+    expect(missing).toEqual([]);
   });
 
   it('serves /metrics without a token on KURATE_METRICS_PORT, and nothing else there', async () => {
