@@ -144,7 +144,8 @@ describe('service accounts and their tokens', () => {
     await t.http.get('/api/pages').set(bearer(token!)).expect(401);
     const after = await agent.get('/admin/service-accounts').expect(200);
     expect(after.text).toMatch(/<td>deploys<\/td>[\s\S]*?<td>revoked<\/td>/);
-    // /admin/users marks service accounts.
+    // The admin home leads here; /admin/users marks service accounts.
+    expect((await agent.get('/admin').expect(200)).text).toContain('<a href="/admin/service-accounts">Service accounts</a>');
     expect((await agent.get('/admin/users').expect(200)).text).toMatch(/ui-bot<\/span> <span class="badge">service account<\/span>/);
     // Readers and authors do not see the screen.
     const { agent: authorAgent } = await t.login(author);
