@@ -34,7 +34,8 @@ export class EmbeddedPostgresModule implements OnApplicationShutdown {
   }
 }
 
-function dataSourceOptions(config: KurateConfig, pglite: PGlite | null): TypeOrmModuleOptions {
+/** TypeORM's options for the configured database (also used by `node dist/migrate.js`). */
+export function dataSourceOptions(config: KurateConfig, pglite: PGlite | null): TypeOrmModuleOptions {
   const common = { type: 'postgres' as const, autoLoadEntities: true, synchronize: false, migrationsRun: false, logging: false };
   if (config.database.kind === 'postgres') {
     return {
