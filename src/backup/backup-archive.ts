@@ -106,6 +106,9 @@ export async function readBackupHeader(file: string): Promise<BackupHeader> {
   try {
     for await (const line of lines) return parseHeader(line);
     throw new BackupError(`${file} is empty: it is not a Kurate backup.`);
+  } catch (error) {
+    if (error instanceof BackupError) throw error;
+    throw new BackupError(`${file} cannot be read as a gzipped Kurate backup (${(error as Error).message}).`);
   } finally {
     lines.close();
   }

@@ -4,7 +4,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { AppModule } from '../app.module.js';
 import { ConfigError, loadConfig } from '../config/kurate-config.js';
 import { DatabaseSetupError } from '../db/migration-runner.js';
-import { BackupError } from './backup-archive.js';
+import { BackupError, readBackupHeader } from './backup-archive.js';
 
 /** The CLI tells a user's mistake (one line) from a bug by this class. */
 export { BackupError };
@@ -35,7 +35,9 @@ async function withApplication<T>(work: (app: INestApplicationContext) => Promis
   }
   let app: INestApplicationContext;
   try {
-    app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: ['error', 'warn'], abortOnError: false });
+    // Silent while it starts: a failure to open the database is reported once, as one line, by the CLI.
+    app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: false, abortOnError: false });
+    app.useLogger(['error', 'warn']);
   } catch (error) {
     if (error instanceof DatabaseSetupError) throw new BackupError(error.message);
     throw error;
@@ -62,7 +64,9 @@ export function backup(file: string, options: { force?: boolean }): Promise<Comm
   });
 }
 
-export function restore(file: string, options: { force?: boolean }): Promise<CommandResult> {
+export async function restore(file: string, options: { force?: boolean }): Promise<CommandResult> {
+  // A file that is not a backup is refused before the database is opened (or an embedded one created).
+  await readBackupHeader(file);
   return withApplication(async (app) => {
     const summary = await app.get(RestoreService).restore(file, options);
     const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
