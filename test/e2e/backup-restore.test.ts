@@ -163,6 +163,7 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
       terms: await query(t.dataSource, 'SELECT page_id, term, lower, capitalised FROM kg_page_terms ORDER BY page_id, term'),
       searchTerms: await query(t.dataSource, 'SELECT page_id, lexeme, tf_a, tf_b, tf_c FROM page_search_terms ORDER BY page_id, lexeme'),
       chunkSearch: await query(t.dataSource, 'SELECT id, search::text FROM kg_content_chunks ORDER BY id'),
+      mentionContext: await query(t.dataSource, 'SELECT id, context::text FROM kg_mentions ORDER BY id'),
     });
     const before = await derived(source);
     expect(before.links.length).toBeGreaterThan(3);
