@@ -98,7 +98,7 @@ describe.runIf(ON_POSTGRES)('scale-out on PostgreSQL: web A, web B and a worker,
     expect((await b.get('/page/harbour-log').expect(200)).text).toContain('The first entry.');
     // Several rounds: each save on A is seen by B's very next read, with no wait in between.
     let version = created.body.version as number;
-    for (const entry of ['second', 'third', 'fourth']) {
+    for (const entry of ['second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh']) {
       version = (await bearer(a).put('/api/pages/harbour-log').send({ body: `The ${entry} entry.`, baseVersion: version }).expect(200)).body.version;
       const seen = (await b.get('/page/harbour-log').expect(200)).text;
       expect(seen).toContain(`The ${entry} entry.`);
