@@ -65,7 +65,7 @@ export class BackupWriter {
   }
 
   /** One row: PostgreSQL's JSON text of it (one line: JSON text never holds a raw newline). */
-  row(json: string): Promise<void> {
+  async row(json: string): Promise<void> {
     if (!json.startsWith('{') || json.includes('\n')) throw new BackupError('A backup row must be one line of a JSON object.');
     return this.line(json);
   }
