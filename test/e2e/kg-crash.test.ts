@@ -101,7 +101,6 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
   }
 }
 
-afterAll(() => rmSync(BUILD, { recursive: true, force: true }));
 
 const EXPECTED_AFTER = { chunks: PAGE.sections, distinctChunks: PAGE.sections, proposals: PAGE.sections, distinctProposals: PAGE.sections, support: PAGE.sections, mentions: PAGE.sections, records: 1 };
 
