@@ -115,16 +115,21 @@ describe(`kurate backup and kurate restore from the shell (${ON_POSTGRES ? 'Post
     expect((await kurate(cli, source, 'backup', archive, '--force', '--json')).stdout).toContain('"checksum"');
   });
 
-  it('restores into an empty instance, refuses a non-empty one without --force, and replaces it with --force', async () => {
+  // Each restore starts the server's modules in the CLI's process (the first one also creates the embedded database).
+  it('restores into an empty instance', async () => {
     const first = await kurate(cli, target, 'restore', archive);
     expect(first.stderr).toBe('');
     expect(first.stdout).toMatch(/^Restored .*wiki\.kbk \(taken .*\): \d+ rows of \d+ tables\.\nRebuilt: links and search of 1 pages \(1 links\)/);
+  });
+
+  it('refuses a non-empty instance without --force, and replaces it with --force', async () => {
     const refused = await kurate(cli, target, 'restore', archive);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^kurate: This instance is not empty: users \(1 rows\), api_tokens \(1 rows\), audit_log \(\d+ rows\), pages \(1 rows\).*add --force to replace everything in this one\.\n$/);
     expect((await kurate(cli, target, 'restore', archive, '--force')).code).toBe(0);
+  });
 
-    // The restored wiki serves the page, and the author's token still works.
+  it('leaves a wiki a server starts on and serves', async () => {
     const port = await closedPort();
     const up = await startServer(server, { ...TEST_ENV, ...target, PORT: String(port) });
     running.push(up);
