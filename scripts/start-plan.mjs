@@ -10,7 +10,7 @@ export const INSTALL_STAMP = 'node_modules/.kurate-install.json';
 /** Written by scripts/build.mjs after a successful compile. */
 export const BUILD_STAMP = 'dist/.kurate-build.json';
 /** What the compiled server depends on. Views, public/ and migrations/ are read at run time and need no build. */
-export const BUILD_INPUTS = ['src', 'tsconfig.json', 'package.json', 'package-lock.json'];
+export const BUILD_INPUTS = ['src', 'tsconfig.json', 'nest-cli.json', 'package.json', 'package-lock.json'];
 export const SERVER_ENTRY = 'dist/main.js';
 
 /** SHA-256 of a file's bytes, or null when it does not exist. */
