@@ -1,9 +1,13 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { createApp } from './app.setup.js';
 import { ConfigError, loadConfig, type KurateConfig } from './config/kurate-config.js';
 import { DatabaseSetupError } from './db/migration-runner.js';
+import { EMBEDDER, type Embedder } from './embedders/embedder.js';
+import { EXTRACTOR, type Extractor } from './extractors/extraction.types.js';
 import { JobWorker } from './jobs/job-worker.service.js';
-import { becomeLowPriorityWorker, WorkerProcess } from './jobs/worker-process.js';
+import { becomeLowPriorityWorker, WORKER_OF_ENV, WorkerProcess } from './jobs/worker-process.js';
+import { startupReport } from './startup-report.js';
 
 async function main(): Promise<void> {
   let config: KurateConfig;
@@ -19,7 +23,6 @@ async function main(): Promise<void> {
   try {
     const app = await createApp(config);
     const role = config.extraction.role;
-    const where = config.database.kind === 'embedded' ? `embedded database in ${config.database.dataDir}` : 'PostgreSQL from DATABASE_URL';
     // KURATE_ROLE: web serves HTTP and enqueues jobs; worker works the jobs and serves no HTTP; all does both, on
     // PostgreSQL by default with the jobs in a worker process of lower priority that it starts (KURATE_WORKER_PROCESS).
     const nice = role === 'worker' ? becomeLowPriorityWorker(config.extraction.workerNice, () => app.close()) : null;
@@ -30,15 +33,18 @@ async function main(): Promise<void> {
     }
     if (role === 'worker' || (role === 'all' && !config.extraction.workerProcess)) await app.get(JobWorker).start();
     if (config.extraction.workerProcess) app.get(WorkerProcess).start();
-    if (role === 'worker') {
-      const started = nice === null ? '' : ` It was started by process ${process.env.KURATE_WORKER_OF} and runs at nice ${nice}.`;
-      console.log(`\nKurate worker is running (${where}): it works extraction jobs and serves no HTTP.${started}\n`);
+    if (nice !== null) {
+      // A worker the web process started: one line, the web process printed the rest.
+      console.log(`Kurate worker is running: process ${process.pid}, started by process ${process.env[WORKER_OF_ENV]}, at nice ${nice}; it works extraction jobs and serves no HTTP.`);
     } else {
-      const host = config.http.host === '0.0.0.0' || config.http.host === '127.0.0.1' ? 'localhost' : config.http.host;
-      const jobs = role === 'web'
-        ? ' Jobs are worked by KURATE_ROLE=worker processes.'
-        : config.extraction.workerProcess ? ` Jobs are worked by a worker process it started (pid ${app.get(WorkerProcess).pid}), at a lower CPU priority.` : '';
-      console.log(`\nKurate is running (${where}).${jobs}\nOpen http://${host}:${config.http.port}/ in your browser.\n`);
+      const lines = startupReport(config, {
+        version: packageVersion(),
+        nodeVersion: process.version,
+        extractor: app.get<Extractor>(EXTRACTOR),
+        embedder: app.get<Embedder>(EMBEDDER),
+        workerPid: config.extraction.workerProcess ? app.get(WorkerProcess).pid : undefined,
+      });
+      console.log(lines.join('\n'));
     }
   } catch (error) {
     if (error instanceof DatabaseSetupError || error instanceof ConfigError) {
@@ -46,6 +52,14 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     throw error;
+  }
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
   }
 }
 

@@ -5,14 +5,19 @@ import { withExamples } from './help.js';
 import { assertBatchSize, formatImportReport, importVault, MAX_BATCH_SIZE, type WikiSummary } from './import-command.js';
 import { CliError, KurateClient } from './kurate-client.js';
 import { registerKgCommands } from './kg-commands.js';
+import { registerLoginCommands } from './login-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
+import { registerServiceAccountCommands } from './service-account-commands.js';
 import { registerTokenCommands } from './token-commands.js';
 import { registerUserCommands } from './user-commands.js';
 
 /** `kurate`: imports, exports and reads a running Kurate, and manages its accounts, over its REST API (see docs/cli.md). */
 function buildProgram(): Command {
   const program = new Command('kurate')
-    .description('Command-line client of a running Kurate server.\nKURATE_URL (default http://localhost:3000) says where; KURATE_TOKEN, when set, is sent as a bearer token.')
+    .description(
+      'Command-line client of a running Kurate server.\nKURATE_URL (default http://localhost:3000) says where; KURATE_TOKEN, when set, is sent as a bearer token, ' +
+        'else the token kurate login saved for that server.',
+    )
     .version(packageVersion())
     // Before any subcommand exists, so that they all inherit it: a usage mistake is one line, like every other error.
     .configureOutput({ outputError: (message, write) => write(`kurate: ${message.replace(/^error: /, '').trimEnd()} (run with --help for usage)\n`) });
@@ -72,18 +77,58 @@ function buildProgram(): Command {
       console.log(options.json ? JSON.stringify(summary, null, 2) : Object.entries(summary).map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n'));
     });
 
+  registerLoginCommands(program);
+  registerBackupCommands(program);
   registerUserCommands(program);
+  registerServiceAccountCommands(program);
   registerTokenCommands(program);
   registerKgCommands(program);
   registerMcpCommand(program);
   return withExamples(
     program,
+    'kurate login ada@example.org',
     'kurate import ~/notes/my-vault',
     'KURATE_TOKEN=kur_… kurate user create ada@example.org --role author',
     'kurate token create --name laptop --scope write',
     'kurate kg extract --cluster docs',
     'KURATE_TOKEN=kur_… kurate mcp',
   );
+}
+
+/**
+ * `kurate backup` and `kurate restore` open the database themselves (src/backup/backup-command.ts says why), so they
+ * load the server's modules, and only when one of them runs: the path is computed so that the other commands neither
+ * load nor compile the server.
+ */
+interface BackupCommands {
+  BackupError: abstract new (...args: never[]) => Error;
+  backup(file: string, options: { force: boolean }): Promise<{ lines: string[]; json: unknown }>;
+  restore(file: string, options: { force: boolean }): Promise<{ lines: string[]; json: unknown }>;
+}
+
+function registerBackupCommands(program: Command): void {
+  const run = async (command: 'backup' | 'restore', file: string, options: { force?: boolean; json?: boolean }) => {
+    const module = (await import(new URL('../backup/backup-command.js', import.meta.url).href)) as BackupCommands;
+    try {
+      const result = await module[command](file, { force: options.force === true });
+      console.log(options.json ? JSON.stringify(result.json, null, 2) : result.lines.join('\n'));
+    } catch (error) {
+      if (error instanceof module.BackupError) throw new CliError(error.message);
+      throw error;
+    }
+  };
+  withExamples(program.command('backup'), 'kurate backup kurate-2026-12-01.kbk', 'DATABASE_URL=postgres://kurate@db/kurate kurate backup /backups/kurate.kbk')
+    .description('Write everything that is not derived (pages with history, users, tokens, policies, the knowledge graph and its journal, audit logs, settings) to one archive, from DATABASE_URL or the embedded database in KURATE_DATA_DIR (stop the server first when embedded).')
+    .argument('<file>', 'the archive to write (gzipped; mode 0600: it holds password hashes)')
+    .option('--force', 'overwrite the file if it exists')
+    .option('--json', 'print the summary as JSON')
+    .action((file: string, options: { force?: boolean; json?: boolean }) => run('backup', file, options));
+  withExamples(program.command('restore'), 'KURATE_DATA_DIR=./data-new kurate restore kurate-2026-12-01.kbk', 'DATABASE_URL=postgres://kurate@db/kurate_new kurate restore kurate.kbk')
+    .description('Load an archive of `kurate backup` into an empty instance (DATABASE_URL, or the embedded database in KURATE_DATA_DIR), then rebuild links, search and the graph’s derived data. Stop the servers of that database first.')
+    .argument('<file>', 'the archive to load')
+    .option('--force', 'replace everything in a non-empty instance')
+    .option('--json', 'print the summary as JSON')
+    .action((file: string, options: { force?: boolean; json?: boolean }) => run('restore', file, options));
 }
 
 function listing(page: ApiPage) {

@@ -38,8 +38,10 @@ export class WorkerProcess implements OnApplicationShutdown {
     if (this.child || this.stopping) return;
     const startedAt = Date.now();
     // The same program, arguments and Node options (e.g. --max-old-space-size); stdout and stderr are shared.
+    // Its own metrics listener, if this process has one, on the next port (two processes cannot share one).
+    const metrics = this.config.metrics.port === null ? {} : { KURATE_METRICS_PORT: String(this.config.metrics.port + 1) };
     const child = fork(process.argv[1], process.argv.slice(2), {
-      env: { ...process.env, KURATE_ROLE: 'worker', [WORKER_OF_ENV]: String(process.pid) },
+      env: { ...process.env, KURATE_ROLE: 'worker', [WORKER_OF_ENV]: String(process.pid), ...metrics },
       execArgv: process.execArgv,
       stdio: 'inherit',
     });

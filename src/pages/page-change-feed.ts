@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import { KurateConfig } from '../config/kurate-config.js';
+import { NotificationBarrier } from '../db/notification-barrier.js';
 
 const CHANNEL = 'kurate_page_changes';
 const RECONNECT_MS = 2_000;
@@ -39,6 +40,7 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
   private readonly log: ChangedPages[] = [];
   private logStart = 0;
   private readonly sender = randomUUID();
+  private readonly barrier = new NotificationBarrier(() => this.client);
 
   constructor(private readonly config: KurateConfig) {
     this.listening = config.database.kind === 'embedded';
@@ -60,6 +62,15 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
    */
   get announcement(): Announcement | null {
     return this.config.database.kind === 'postgres' ? { channel: CHANNEL, sender: this.sender } : null;
+  }
+
+  /**
+   * Resolves once every page change committed before the call is reflected in `epoch`: on PostgreSQL, a round trip
+   * on the LISTEN connection (a save on another process is then seen by the very next read here); on the embedded
+   * database at once (this process made every change itself).
+   */
+  caughtUp(): Promise<void> {
+    return this.config.database.kind === 'postgres' ? this.barrier.sync() : Promise.resolve();
   }
 
   /** After the write committed: this process's caches forget the pages it names (by slug), or everything at once. */

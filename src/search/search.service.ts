@@ -16,6 +16,7 @@ import { SearchNamesService, type SearchKnowledge } from './search-names.service
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';
+import { Metrics } from '../metrics/metrics.js';
 
 export interface SearchHit {
   slug: string;
@@ -197,6 +198,7 @@ export class SearchService implements OnApplicationBootstrap {
     private readonly entities: EntityReaderService,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     config: KurateConfig,
+    private readonly metrics: Metrics,
   ) {
     this.config = config.search;
   }
@@ -224,7 +226,12 @@ export class SearchService implements OnApplicationBootstrap {
     return done;
   }
 
-  async search(query: string, page: number, perPage: number, options: SearchOptions = {}): Promise<SearchResult> {
+  /** A search, timed as a whole and by list (kurate_search_duration_seconds). */
+  search(query: string, page: number, perPage: number, options: SearchOptions = {}): Promise<SearchResult> {
+    return this.metrics.time(this.metrics.searchDuration, { list: 'total' }, () => this.run(query, page, perPage, options));
+  }
+
+  private async run(query: string, page: number, perPage: number, options: SearchOptions): Promise<SearchResult> {
     const q = query.trim();
     const filters = cleanFilters(options.filters);
     const weights = { ...this.config.weights, ...options.weights };
@@ -244,7 +251,10 @@ export class SearchService implements OnApplicationBootstrap {
     const knowledge = await this.names.knowledge(includeExcluded);
     const understanding = understandQuery(knowledge.dictionary, readerWords.join(' '));
     const expansion = expansionWeight > 0 ? { words: understanding.expansion.join(' '), weight: expansionWeight } : undefined;
-    const lexicalRaw = weights.lexical > 0 ? await this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansion) : { hits: [], total: 0 };
+    const lexicalRaw =
+      weights.lexical > 0
+        ? await this.metrics.time(this.metrics.searchDuration, { list: 'lexical' }, () => this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansion))
+        : { hits: [], total: 0 };
     const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters) : new Map<string, number>();
     let blended = blendNamed(lexicalRaw.hits, named, namedBoost);
     // The approved graph's anchor text: pages that other pages' sentences about their entity describe in these words.
@@ -259,7 +269,10 @@ export class SearchService implements OnApplicationBootstrap {
     // The pages the query names that lead the words' ranking: no other list may push them out of the first three.
     const protectedTop = blended.slice(0, 3).filter((b) => b.named > 0).map((b) => b.pageId);
     // The approved graph: the best candidates that mention the query's entities or their close neighbours move up.
-    const graph = weights.graph > 0 && understanding.entities.length > 0 ? await this.graphSignal(understanding, knowledge, blended.slice(0, topN).map((b) => b.pageId), includeExcluded) : null;
+    const graph =
+      weights.graph > 0 && understanding.entities.length > 0
+        ? await this.metrics.time(this.metrics.searchDuration, { list: 'graph' }, () => this.graphSignal(understanding, knowledge, blended.slice(0, topN).map((b) => b.pageId), includeExcluded))
+        : null;
     if (graph) blended = withGraphBonus(blended, graph.ranked, weights.graph);
     const rawById = new Map(lexicalRaw.hits.map((h) => [h.pageId, h]));
     const lexical = {
@@ -269,8 +282,13 @@ export class SearchService implements OnApplicationBootstrap {
 
     // No word matched: meaning-based search answers even when its weight is 0 (a question never comes back empty).
     if (weights.vector === 0 && weights.lexical > 0 && lexical.total === 0 && this.config.vectorFallback && options.weights?.vector === undefined) weights.vector = 1;
-    const queryVector = weights.vector > 0 ? await this.embedQuery(words, notices) : null;
-    const vector = weights.vector > 0 && queryVector ? await this.vectorList(queryVector, excluded, filters, includeExcluded) : null;
+    const vector =
+      weights.vector > 0
+        ? await this.metrics.time(this.metrics.searchDuration, { list: 'vector' }, async () => {
+            const queryVector = await this.embedQuery(words, notices);
+            return queryVector ? this.vectorList(queryVector, excluded, filters, includeExcluded) : null;
+          })
+        : null;
 
     const lists: RankedList[] = [];
     if (weights.lexical > 0) lists.push({ list: 'lexical', weight: weights.lexical, keys: lexical.hits.map((h) => h.pageId) });
@@ -283,6 +301,7 @@ export class SearchService implements OnApplicationBootstrap {
     let ranking: FusedItem[] = [...fused, ...lexical.hits.filter((h) => !inHead.has(h.pageId)).map((h) => ({ key: h.pageId, score: 0, ranks: {}, contributions: {} }))];
     const lexicalIds = new Set(lexical.hits.map((h) => h.pageId));
     let total = lexical.total + fused.filter((f) => !lexicalIds.has(f.key)).length;
+    const describedById = new Map(described.map((d, i) => [d.pageId, { ...d, rank: i + 1 }]));
     // Slots for pages the best hits link to (an answer one link away from the page that matches the words).
     const slots = options.linkedSlots ?? this.config.linkedSlots;
     const linkedFrom = new Map<string, number[]>();
@@ -292,7 +311,8 @@ export class SearchService implements OnApplicationBootstrap {
       const unwanted = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), excluded);
       // Only pages that share a word with the query (or its expansion) or that it names: a link alone is no answer.
       const related = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), [words, expansion?.words ?? ''].join(' '));
-      const kept = candidates.filter((c) => !unwanted.has(c.pageId) && (related.has(c.pageId) || named.has(c.pageId))).slice(0, slots);
+      // Or whose entity other pages describe in the query's words (approved knowledge: entity-context.ts).
+      const kept = candidates.filter((c) => !unwanted.has(c.pageId) && (related.has(c.pageId) || named.has(c.pageId) || describedById.has(c.pageId))).slice(0, slots);
       for (const c of kept) linkedFrom.set(c.pageId, c.linkedFrom);
       const byId = new Map(ranking.map((r) => [r.key, r]));
       ranking = withLinkedSlots(ids, kept, slots).map((id) => byId.get(id) ?? { key: id, score: 0, ranks: {}, contributions: {} });
@@ -303,7 +323,6 @@ export class SearchService implements OnApplicationBootstrap {
     const lexicalById = new Map<string, { hit: LexicalHit; rank: number }>(lexical.hits.map((hit, i) => [hit.pageId, { hit, rank: i + 1 }]));
     const vectorById = new Map((vector ?? []).map((v, i) => [v.pageId, { ...v, rank: i + 1 }]));
     const graphById = new Map((graph?.ranked ?? []).map((g, i) => [g.pageId, { ...g, rank: i + 1 }]));
-    const describedById = new Map(described.map((d, i) => [d.pageId, { ...d, rank: i + 1 }]));
     const cards = await this.repository.pageCards(shown.map((item) => ({ pageId: item.key, chunkId: vectorById.get(item.key)?.bestChunk.chunkId ?? null })), words, includeExcluded);
     const entityNames = options.explain && graph ? await this.namesOf(shown.flatMap((item) => graphById.get(item.key)?.nodeIds ?? [])) : new Map<string, EntityName>();
     const wordOf = options.explain ? await this.repository.wordsOfLexemes([...readerWords, ...understanding.expansion]) : new Map<string, string>();

@@ -90,7 +90,7 @@ describe.skipIf(!realPostgresUrl())('the worker process of KURATE_ROLE=all on Po
     server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await until('the server and its worker to start', () => (/Kurate is running/.test(output) && /Kurate worker is running/.test(output)) || server.exitCode !== null);
     if (server.exitCode !== null) throw new Error(`The server exited:\n${output}`);
-    workerPid = Number(/worker process it started \(pid (\d+)\)/.exec(output)?.[1]);
+    workerPid = Number(/in a worker process it started \(pid (\d+)\)/.exec(output)?.[1]);
     http = supertest(`http://127.0.0.1:${port}`);
   });
 
@@ -102,7 +102,7 @@ describe.skipIf(!realPostgresUrl())('the worker process of KURATE_ROLE=all on Po
 
   it('starts one worker process, at a lower CPU priority than the web process', () => {
     expect(workerPid).toBeGreaterThan(0);
-    expect(output).toMatch(new RegExp(`started by process ${server.pid} and runs at nice \\d+`));
+    expect(output).toMatch(new RegExp(`Kurate worker is running: process ${workerPid}, started by process ${server.pid}, at nice \\d+`));
     expect(niceOf(workerPid)).toBe(Math.min(19, niceOf(server.pid!)! + 10));
   });
 
