@@ -518,18 +518,22 @@ async function benchMixed(kurate, slugs, groups) {
       const load1 = os.loadavg()[0];
       let cpu = null;
       let jobsBefore = null;
+      let stopProfile = null;
+      const profiling = opt.profile && round === 1;
       const r = await mixedLoad({
         base, clients: MIXED_CLIENTS, durationS: DURATION, warmupS: WARMUP, kinds: kindsFor(target), seed: round,
         onMeasureStart: async () => {
           jobsBefore = await extractionJobs(kurate);
+          if (profiling) stopProfile = await kurate.profile();
           cpu = cpuWindow(groups);
         },
       });
       const usage = withOthers(cpu.end());
+      const profileText = stopProfile ? await stopProfile() : null;
       const jobsAfter = await extractionJobs(kurate);
       const drained = await drainExtraction(kurate, 180_000);
       const reads = ['page, anonymous', 'page, logged in', 'search'].reduce((a, k) => a + r.byKind[k].n, 0) / r.seconds;
-      const run = { round, target, ...r, reads, busyBefore, load1, cpu: usage, jobsDone: jobsAfter.completed - jobsBefore.completed, backlogAfter: jobsAfter.open, drainMs: drained.ms };
+      const run = { round, target, ...r, reads, busyBefore, load1, profileText, cpu: usage, jobsDone: jobsAfter.completed - jobsBefore.completed, backlogAfter: jobsAfter.open, drainMs: drained.ms };
       runs.push(run);
       log(`${label}: ${f0(r.overall.rps)} req/s, p95 ${f1(r.overall.p95)} ms, errors ${r.errors}; reads ${f0(reads)}/s; extraction jobs done in the window ${run.jobsDone}, left ${run.backlogAfter} (drained in ${drained.ms} ms); load ${f2(load1)}; CPU server ${f0(usage.server)}, db ${f0(usage.db)}, worker ${f0(usage.worker ?? 0)}, bench ${f0(usage.bench)}, others ${f0(usage.others)}`);
       for (const [k, v] of Object.entries(r.byKind)) if (v.firstErrors.length) log(`  ${k}: ${v.errors} errors, ${v.non2xx} non-2xx, e.g. ${v.firstErrors.join('; ')}`);
@@ -902,6 +906,7 @@ async function main() {
     for (const r of results) {
       if (r.import.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, import\n\n\`\`\`\n${r.import.profileText}\`\`\`\n`);
       if (r.views?.[0]?.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, page views (round 1)\n\n\`\`\`\n${r.views[0].profileText}\`\`\`\n`);
+      for (const x of r.mixed?.runs ?? []) if (x.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, mixed load (round ${x.round}, saves into ${x.target}), the web process\n\n\`\`\`\n${x.profileText}\`\`\`\n`);
       if (r.saves?.[0]?.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, saves (round 1)\n\n\`\`\`\n${r.saves[0].profileText}\`\`\`\n`);
     }
     if (WRITE) {
