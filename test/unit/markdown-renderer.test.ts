@@ -17,9 +17,12 @@ const renderer = new MarkdownRenderer();
 const html = (body: string) => renderer.render(body, resolve).html;
 
 const ALLOWED_TAGS = new Set(
-  'h1 h2 h3 h4 h5 h6 p a ul ol li blockquote pre code em strong del s table thead tbody tr th td img hr br div span sup sub details summary kbd dl dt dd'.split(
-    ' ',
-  ),
+  [
+    ...'h1 h2 h3 h4 h5 h6 p a ul ol li blockquote pre code em strong del s table thead tbody tr th td img hr br div span sup sub details summary kbd dl dt dd'.split(' '),
+    // Obsidian syntax: highlights, task list checkboxes, footnotes, and KaTeX's MathML (generated, never the author's).
+    ...'mark input section'.split(' '),
+    ...'math semantics annotation mrow mi mn mo ms mtext mspace msup msub msubsup mfrac msqrt mroot mover munder munderover mtable mtr mtd mstyle mpadded mphantom menclose'.split(' '),
+  ],
 );
 
 const NAMED_ENTITIES: Record<string, string> = { amp: '&', quot: '"', lt: '<', gt: '>', colon: ':', tab: '\t', newline: '\n' };
@@ -101,7 +104,7 @@ describe('MarkdownRenderer: wikilinks', () => {
     );
   });
 
-  it('leaves empty and same-page wikilinks as text', () => {
+  it('leaves empty and same-page wikilinks as text (a #word right after brackets is no tag)', () => {
     expect(html('[[]] [[#Heading]]')).toBe('<p>[[]] [[#Heading]]</p>\n');
   });
 
@@ -389,6 +392,40 @@ describe('MarkdownRenderer: hostile input', () => {
     '```"><script>alert(1)</script>\ncode\n```',
     '# <img src=x onerror=alert(1)>',
     '| <img src=x onerror=alert(1)> |\n| --- |\n| <script>alert(1)</script> |',
+    // Obsidian syntax (docs/obsidian.md)
+    `> [!"><script>alert(1)</script>] title\n> body`,
+    `> [!note" onmouseover="alert(1)] title\n> body`,
+    `> [!note] <img src=x onerror=alert(1)>\n> body`,
+    `> [!note]- [x](javascript:alert(1))\n> <script>alert(1)</script>`,
+    '> [!tip]+ [[Page|<img src=x onerror=alert(1)>]]\n> body',
+    '~~~ad-note\ntitle: <img src=x onerror=alert(1)>\n[[x" onmouseover="alert(1)]] <script>alert(1)</script>\n~~~',
+    `==<img src=x onerror=alert(1)>==`,
+    `==[x](javascript:alert(1))==`,
+    `$\\href{javascript:alert(1)}{x}$`,
+    `$\\url{javascript:alert(1)}$`,
+    `$$\n\\htmlClass{x}{y} \\htmlStyle{color:red}{z} \\htmlId{a}{b} \\htmlData{onclick=alert(1)}{c}\n$$`,
+    `$<img src=x onerror=alert(1)>$`,
+    `$$</math><img src=x onerror=alert(1)>$$`,
+    `$\\text{<script>alert(1)</script>}$`,
+    `<span class="kmath-x-0"></span> and $x$`,
+    `#<img src=x onerror=alert(1)>`,
+    `#tag"><script>alert(1)</script>`,
+    `#a"onmouseover="alert(1)`,
+    `text ^"><script>alert(1)</script>`,
+    `text ^a" onclick="alert(1)`,
+    `<p id="^x" onclick="alert(1)">x</p>`,
+    `- [x] <img src=x onerror=alert(1)>`,
+    `- [ ] [x](javascript:alert(1))`,
+    `<input type="text" onfocus=alert(1) autofocus>`,
+    `<input type="checkbox" onclick=alert(1) formaction="javascript:alert(1)">`,
+    `x[^1]\n\n[^1]: <img src=x onerror=alert(1)> [x](javascript:alert(1))`,
+    `x[^"><script>alert(1)</script>]\n\n[^"><script>alert(1)</script>]: y`,
+    `%%<script>alert(1)</script>`,
+    `\`%%\` <script>alert(1)</script> %%`,
+    '```mermaid\n<img src=x onerror=alert(1)>\nclick A call alert(1)\n```',
+    `![[graph-view#"><script>alert(1)</script>]]`,
+    `![[graph-view#^"><script>alert(1)</script>]]`,
+    `[[graph-view#^x" onclick="alert(1)]]`,
   ];
 
   it.each(PAYLOADS)('neutralises %s', (payload) => {
