@@ -36,8 +36,6 @@ export interface FullTextHit {
   title: string;
   cluster: string | null;
   tags: string[];
-  /** Plain text with the matched words between ⟦ and ⟧ (escape it, then turn those into <mark>). */
-  snippet: string;
   rank: number;
 }
 
@@ -46,9 +44,6 @@ const SEARCH_VECTOR = `
   setweight(to_tsvector('english', kurate_search_names($2)), 'A') ||
   setweight(to_tsvector('english', kurate_search_names(array_to_string($8::text[] || $7::text[], ' '))), 'B') ||
   setweight(to_tsvector('english', $14), 'C')`;
-
-// Snippets come from the Markdown, not the YAML block at the top.
-const WITHOUT_FRONTMATTER = (column: string) => `regexp_replace(${column}, '^\\uFEFF?---\\r?\\n.*?\\r?\\n(---|\\.\\.\\.)[ \\t]*(\\r?\\n|$)', '')`;
 
 /** All SQL over pages, their revisions and redirects. Write methods take the transaction's manager. */
 @Injectable()
@@ -197,7 +192,8 @@ export class PagesRepository {
   }
 
   /**
-   * Full-text search over live pages. The strict query (every term) runs first; when it finds nothing, any term may
+   * Full-text search over live pages, without snippets (the search evaluation's baseline; readers' search is
+   * src/search/). The strict query (every term) runs first; when it finds nothing, any term may
    * match, so a natural-language question still gets answers.
    */
   async fullTextSearch(query: string, limit: number, offset: number): Promise<{ hits: FullTextHit[]; total: number }> {
@@ -207,18 +203,13 @@ export class PagesRepository {
           ? `websearch_to_tsquery('english', $1)`
           : `NULLIF(replace(websearch_to_tsquery('english', $1)::text, '&', '|'), '')::tsquery`;
       const rows: (FullTextHit & { total: number })[] = await this.dataSource.query(
-        `WITH q AS (SELECT ${tsquery} AS query),
-              hits AS (
-                SELECT p.slug, p.title, p.cluster, p.tags, p.body,
-                       ts_rank_cd(p.search, q.query, 1 | 4) AS rank, count(*) OVER () AS total, q.query
-                  FROM pages p, q
-                 WHERE p.deleted_at IS NULL AND q.query IS NOT NULL AND p.search @@ q.query
-                 ORDER BY rank DESC, p.title
-                 LIMIT $2 OFFSET $3)
-         SELECT slug, title, cluster, tags, rank, total::int AS total,
-                ts_headline('english', ${WITHOUT_FRONTMATTER('body')}, query,
-                  'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
-           FROM hits ORDER BY rank DESC, title`,
+        `WITH q AS (SELECT ${tsquery} AS query)
+         SELECT p.slug, p.title, p.cluster, p.tags,
+                ts_rank_cd(p.search, q.query, 1 | 4) AS rank, (count(*) OVER ())::int AS total
+           FROM pages p, q
+          WHERE p.deleted_at IS NULL AND q.query IS NOT NULL AND p.search @@ q.query
+          ORDER BY rank DESC, p.title
+          LIMIT $2 OFFSET $3`,
         [query, limit, offset],
       );
       if (rows.length > 0 || mode === 'any') {

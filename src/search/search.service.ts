@@ -15,6 +15,7 @@ import { SearchNamesService, type SearchKnowledge } from './search-names.service
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';
+import { snippetSource, snippetWindow } from './snippets.js';
 
 export interface SearchHit {
   slug: string;
@@ -290,6 +291,8 @@ export class SearchService implements OnApplicationBootstrap {
     const entityNames = options.explain && graph ? await this.namesOf(shown.flatMap((item) => graphById.get(item.key)?.nodeIds ?? [])) : new Map<string, EntityName>();
     const wordOf = options.explain ? await this.repository.wordsOfLexemes([...readerWords, ...understanding.expansion]) : new Map<string, string>();
 
+    const snippets = await this.snippets(cards.map((card) => card.text ?? ''), words);
+
     let hits: SearchHit[] = cards.map((card, i) => {
       const item = shown[i];
       const hit: SearchHit = {
@@ -298,7 +301,7 @@ export class SearchService implements OnApplicationBootstrap {
         cluster: card.cluster,
         tags: card.tags,
         type: card.type,
-        snippetHtml: snippetToHtml(card.snippet ?? ''),
+        snippetHtml: snippetToHtml(snippets[i]),
         // Below the fused head the lexical rank goes on scoring on the same scale; a linked slot has no score of its own.
         score: item.score || (lexicalById.has(item.key) ? weights.lexical / (this.config.rrfK + lexicalById.get(item.key)!.rank) : 0),
         url: pageUrl(card.slug),
@@ -380,6 +383,28 @@ export class SearchService implements OnApplicationBootstrap {
    * The pages the query names that are live, pass the filters and hold none of the `-excluded` words, with how
    * strongly the query names each.
    */
+  /** Plain-text snippets, one per card text, on each card's best-matching sentence with the reader's words marked. */
+  private async snippets(texts: string[], words: string): Promise<string[]> {
+    const sources = texts.map((text) => snippetSource(text, words));
+    const sent: { card: number; i: number; sentence: string; candidate: boolean }[] = [];
+    sources.forEach((source, card) => {
+      const near = new Set(source.candidates.flatMap((i) => [i - 3, i - 2, i - 1, i, i + 1, i + 2, i + 3]));
+      const candidates = new Set(source.candidates);
+      for (const i of [...near].sort((a, b) => a - b)) {
+        if (i >= 0 && i < source.sentences.length) sent.push({ card, i, sentence: source.sentences[i], candidate: candidates.has(i) });
+      }
+    });
+    const rows = await this.repository.markSentences(sent, words);
+    const best = new Map<number, number>();
+    const marked = new Map<number, Map<number, string>>();
+    for (const row of rows) {
+      best.set(row.card, row.best);
+      if (!marked.has(row.card)) marked.set(row.card, new Map());
+      marked.get(row.card)!.set(row.i, row.marked);
+    }
+    return sources.map((source, card) => snippetWindow(source, best.get(card) ?? 0, marked.get(card) ?? new Map()));
+  }
+
   private async namedPages(understanding: QueryUnderstanding, excluded: string, filters: SearchFilters): Promise<Map<string, number>> {
     const ids = [...understanding.namedPages.keys()];
     if (ids.length === 0) return new Map();

@@ -7,6 +7,7 @@ import mark from 'markdown-it-mark';
 import callouts from 'markdown-it-obsidian-callouts';
 import texmath from 'markdown-it-texmath';
 import type sanitizeHtml from 'sanitize-html';
+import { parseFrontmatter } from './frontmatter.js';
 
 /**
  * Obsidian's Markdown on top of CommonMark: callouts (folding as <details>), ==highlights==, footnotes, task lists and
@@ -44,6 +45,19 @@ export function stripComments(markdown: string): string {
   }
   // A pathological page: err on the side of hiding.
   return current.replace(/%%[\s\S]*?(?:%%|$)/g, (comment) => comment.replace(/[^\n]/g, ''));
+}
+
+/** A page's whole source (frontmatter kept as written) without the comments of its Markdown. */
+export function sourceWithoutComments(source: string): string {
+  if (!source.includes(COMMENT)) return source;
+  let body = source;
+  try {
+    body = parseFrontmatter(source).body;
+  } catch {
+    // A page saved before its frontmatter became invalid: all of it is read as Markdown.
+  }
+  const head = source.endsWith(body) ? source.slice(0, source.length - body.length) : '';
+  return head + stripComments(source.slice(head.length));
 }
 
 /** Character ranges [start, end) of code blocks, from markdown-it's block parse. */
