@@ -11,7 +11,8 @@ import { createMarkdownParser, wikilinkOf } from './wikilinks.js';
  */
 export function plainText(markdown: string): string {
   const text = stripComments(markdown);
-  if (!MARKUP.test(text)) return collapse(text);
+  // Plain paragraphs: a line break inside one reads as a space, as markdown-it's softbreak.
+  if (!MARKUP.test(text)) return collapse(text.split(/\n[ \t]*\n/).map((paragraph) => paragraph.replace(/\n/g, ' ')).join('\n'));
   const out: string[] = [];
   walk(parser().parse(text, {}), out);
   return collapse(out.join(''));
