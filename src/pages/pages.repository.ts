@@ -150,6 +150,24 @@ export class PagesRepository {
     return qb.getManyAndCount();
   }
 
+  /** Live pages tagged `tag` or a tag nested under it (`tag/sub`), by title. */
+  async tagged(tag: string, limit: number, offset: number): Promise<{ items: { slug: string; title: string; cluster: string | null; tags: string[] }[]; total: number }> {
+    const rows: { slug: string; title: string; cluster: string | null; tags: string[]; total: number }[] = await this.dataSource.query(
+      `SELECT p.slug, p.title, p.cluster, p.tags, count(*) OVER ()::int AS total FROM pages p
+        WHERE p.deleted_at IS NULL AND (p.tags @> ARRAY[$1::text] OR EXISTS (SELECT 1 FROM unnest(p.tags) t WHERE starts_with(t, $1 || '/')))
+        ORDER BY lower(p.title), p.id LIMIT $2 OFFSET $3`,
+      [tag, limit, offset],
+    );
+    return { items: rows.map(({ total: _total, ...page }) => page), total: rows[0]?.total ?? 0 };
+  }
+
+  /** Every tag of a live page with its page count, by name. */
+  allTags(): Promise<{ name: string; count: number }[]> {
+    return this.dataSource.query(
+      `SELECT t AS name, count(*)::int AS count FROM pages, unnest(tags) t WHERE deleted_at IS NULL GROUP BY t ORDER BY lower(t), t`,
+    );
+  }
+
   listTrash(): Promise<PageEntity[]> {
     return this.dataSource.manager.find(PageEntity, { where: { deletedAt: Not(IsNull()) }, order: { deletedAt: 'DESC' } });
   }

@@ -76,6 +76,14 @@ export class PagesService {
     return this.pages.facets();
   }
 
+  tagged(tag: string, limit: number, offset: number) {
+    return this.pages.tagged(tag, limit, offset);
+  }
+
+  allTags() {
+    return this.pages.allTags();
+  }
+
   async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
     const write = this.prepare(input.body, input.title);
     const links = outboundLinks(write.text);

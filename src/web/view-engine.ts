@@ -18,4 +18,8 @@ export function configureViews(app: NestExpressApplication, root: string): void 
   app.set('view cache', true);
   app.useStaticAssets(path.join(root, 'public'), { prefix: '/static', maxAge: '1h' });
   app.useStaticAssets(path.join(root, 'node_modules/cytoscape/dist'), { prefix: '/static/vendor/cytoscape', maxAge: '1d' });
+  // KaTeX's stylesheet and fonts (math is rendered on the server) and Mermaid's browser bundle (diagrams, drawn by
+  // public/js/kurate.js when JavaScript runs): served from the installed packages, never from a CDN.
+  app.useStaticAssets(path.join(root, 'node_modules/katex/dist'), { prefix: '/static/vendor/katex', maxAge: '1d' });
+  app.useStaticAssets(path.join(root, 'node_modules/mermaid/dist'), { prefix: '/static/vendor/mermaid', maxAge: '1d' });
 }
