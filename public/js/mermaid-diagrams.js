@@ -28,7 +28,8 @@
   }
 
   async function draw(mermaid) {
-    mermaid.initialize({ startOnLoad: false, securityLevel: 'strict' });
+    // SVG text labels: HTML labels are measured with inline styles, which the policy refuses.
+    mermaid.initialize({ startOnLoad: false, securityLevel: 'strict', htmlLabels: false, flowchart: { htmlLabels: false } });
     for (var i = 0; i < blocks.length; i++) {
       var code = blocks[i];
       var pre = code.parentElement;

@@ -5,6 +5,7 @@ import { parseFrontmatter } from '../../src/pages/markdown/frontmatter.js';
 import { escapeHtml, MarkdownRenderer, type ResolvedTarget } from '../../src/pages/markdown/markdown-renderer.js';
 import { extractLinks, type ParsedLink } from '../../src/pages/markdown/wikilinks.js';
 import { FOAM_DOCS } from '../support/fixtures.js';
+import { OBSIDIAN_XSS_PAYLOADS } from '../support/xss-payloads.js';
 
 const PAGES: Record<string, ResolvedTarget> = {
   'graph-view': { slug: 'graph-view', title: 'Graph View' },
@@ -392,40 +393,8 @@ describe('MarkdownRenderer: hostile input', () => {
     '```"><script>alert(1)</script>\ncode\n```',
     '# <img src=x onerror=alert(1)>',
     '| <img src=x onerror=alert(1)> |\n| --- |\n| <script>alert(1)</script> |',
-    // Obsidian syntax (docs/obsidian.md)
-    `> [!"><script>alert(1)</script>] title\n> body`,
-    `> [!note" onmouseover="alert(1)] title\n> body`,
-    `> [!note] <img src=x onerror=alert(1)>\n> body`,
-    `> [!note]- [x](javascript:alert(1))\n> <script>alert(1)</script>`,
-    '> [!tip]+ [[Page|<img src=x onerror=alert(1)>]]\n> body',
-    '~~~ad-note\ntitle: <img src=x onerror=alert(1)>\n[[x" onmouseover="alert(1)]] <script>alert(1)</script>\n~~~',
-    `==<img src=x onerror=alert(1)>==`,
-    `==[x](javascript:alert(1))==`,
-    `$\\href{javascript:alert(1)}{x}$`,
-    `$\\url{javascript:alert(1)}$`,
-    `$$\n\\htmlClass{x}{y} \\htmlStyle{color:red}{z} \\htmlId{a}{b} \\htmlData{onclick=alert(1)}{c}\n$$`,
-    `$<img src=x onerror=alert(1)>$`,
-    `$$</math><img src=x onerror=alert(1)>$$`,
-    `$\\text{<script>alert(1)</script>}$`,
-    `<span class="kmath-x-0"></span> and $x$`,
-    `#<img src=x onerror=alert(1)>`,
-    `#tag"><script>alert(1)</script>`,
-    `#a"onmouseover="alert(1)`,
-    `text ^"><script>alert(1)</script>`,
-    `text ^a" onclick="alert(1)`,
-    `<p id="^x" onclick="alert(1)">x</p>`,
-    `- [x] <img src=x onerror=alert(1)>`,
-    `- [ ] [x](javascript:alert(1))`,
-    `<input type="text" onfocus=alert(1) autofocus>`,
-    `<input type="checkbox" onclick=alert(1) formaction="javascript:alert(1)">`,
-    `x[^1]\n\n[^1]: <img src=x onerror=alert(1)> [x](javascript:alert(1))`,
-    `x[^"><script>alert(1)</script>]\n\n[^"><script>alert(1)</script>]: y`,
-    `%%<script>alert(1)</script>`,
-    `\`%%\` <script>alert(1)</script> %%`,
-    '```mermaid\n<img src=x onerror=alert(1)>\nclick A call alert(1)\n```',
-    `![[graph-view#"><script>alert(1)</script>]]`,
-    `![[graph-view#^"><script>alert(1)</script>]]`,
-    `[[graph-view#^x" onclick="alert(1)]]`,
+    // Obsidian syntax (docs/obsidian.md), shared with the browser's XSS check (test/browser/obsidian-syntax.test.ts)
+    ...OBSIDIAN_XSS_PAYLOADS,
   ];
 
   it.each(PAYLOADS)('neutralises %s', (payload) => {
