@@ -61,7 +61,11 @@ export function excerptOf(markdown: string, heading: string | null): string | nu
   const lines = text.split('\n');
   const tokens = blockParser().parse(text, {});
   const range = heading.startsWith('^') ? blockRange(tokens, lines, heading.slice(1)) : sectionRange(tokens, lastSegment(heading));
-  return range ? dedent(lines.slice(range[0], range[1])).join('\n') : null;
+  if (!range) return null;
+  const excerpt = lines.slice(range[0], range[1]);
+  // A block's range may end on the blank line after it.
+  while (heading.startsWith('^') && excerpt.length > 1 && excerpt.at(-1)!.trim() === '') excerpt.pop();
+  return dedent(excerpt).join('\n');
 }
 
 // A nested list item keeps its indentation in the source; on its own it must not read as a code block.
