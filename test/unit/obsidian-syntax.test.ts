@@ -98,8 +98,11 @@ describe('math', () => {
     expect(out).not.toContain('style=');
   });
 
-  it('shows a formula KaTeX cannot read as its source, in an error span', () => {
-    expect(html('$\\notacommand{x}$')).toContain('\\notacommand{x}');
+  it('shows a formula KaTeX cannot read as its source, in an error span without an inline style', () => {
+    expect(html('$\\notacommand{x}$')).toContain('<mstyle mathcolor="#cc0000"><mtext>\\notacommand</mtext></mstyle>');
+    const out = html('$\\frac{1}{$');
+    expect(out).toMatch(/<span class="katex-error" title="[^"]*">\\frac\{1\}\{<\/span>/);
+    expect(out).not.toContain('style=');
   });
 
   it('leaves dollar amounts alone', () => {

@@ -176,7 +176,8 @@ export function obsidianSyntax(md: MarkdownIt): void {
   // texmath finds the formulas; KaTeX renders them here, so that they land in plain elements (texmath's own
   // templates use <eq> and <eqn>) and, through the env's slots, past the sanitiser untouched.
   const renderMath = (display: boolean): RendererRule => (tokens, idx, _options, env) => {
-    const math = katex.renderToString(tokens[idx].content, { ...KATEX_OPTIONS, displayMode: display });
+    // KaTeX colours a formula it cannot read with an inline style, which the CSP would refuse: a class does it.
+    const math = katex.renderToString(tokens[idx].content, { ...KATEX_OPTIONS, displayMode: display }).replace(/ style="color:[^"]*"/g, '');
     const html = display ? `<div class="math math-display">${math}</div>\n` : `<span class="math math-inline">${math}</span>`;
     const slots = (env as ObsidianEnv | undefined)?.math;
     return slots ? slots.placeholder(html) : escapeText(tokens[idx].content);
