@@ -3,7 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { parseFrontmatter } from './markdown/frontmatter.js';
 import type { ResolvedTarget } from './markdown/markdown-renderer.js';
 import { stripComments } from './markdown/obsidian-syntax.js';
-import { MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage, type Transclusion } from './markdown/transclusion.js';
+import { plainText } from './markdown/plain-text.js';
+import { distinctWords, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage, type Transclusion } from './markdown/transclusion.js';
 import { extractLinks, type ParsedLink } from './markdown/wikilinks.js';
 import { PageLinksRepository } from './page-links.repository.js';
 import type { PageEntity } from './page.entity.js';
@@ -82,7 +83,7 @@ export class TransclusionService {
     const context = await this.context(slug, markdown, tx);
     if (!context && !markdown.includes('![[')) return;
     const text = context ? transcludedText(slug, markdown, context.transclusion, (link) => context.resolved.get(link.key)?.slug ?? null) : '';
-    await this.repository.setTranscludedText(id, text, tx);
+    await this.repository.setTranscludedText(id, distinctWords(text, plainText(markdown)), tx);
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MarkdownRenderer, type ResolvedTarget } from '../../src/pages/markdown/markdown-renderer.js';
-import { excerptOf, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage } from '../../src/pages/markdown/transclusion.js';
+import { distinctWords, excerptOf, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage } from '../../src/pages/markdown/transclusion.js';
 import type { ParsedLink } from '../../src/pages/markdown/wikilinks.js';
 
 const NOTE = '# Note\n\nIntro.\n\n## Setup\n\nInstall it.\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it. ^run-it\n\n- first\n- second ^item2\n\n| a |\n| - |\n| 1 |\n\n^table-id\n';
@@ -83,5 +83,11 @@ describe('transclusion in the renderer', () => {
     // Pong's own embed of Ping is not followed (the cycle); it reads as its link text.
     expect(text).toBe('Pong.\nPing');
     expect(transcludedText('host', '![[Note#^run-it]] and ![[Missing]]', { page: (link) => pages[link.key] ?? null }, (link) => pages[link.key]?.slug ?? null)).toBe('Run it.');
+  });
+});
+
+describe('distinctWords: what the embedding page is indexed by', () => {
+  it('keeps each embedded word once, and none the page already has', () => {
+    expect(distinctWords('Quince jelly: quince, sugar and Quince again. Jelly!', 'My jelly notes')).toBe('quince sugar and again');
   });
 });

@@ -95,6 +95,17 @@ export function transcludedText(hostSlug: string, markdown: string, transclusion
   return parts.join('\n');
 }
 
+/**
+ * Each word of the transcluded text once, and none the page's own text has: the embedding page is found by the
+ * embedded words, but it does not outrank the page they come from for them (the search evaluation lost nDCG@10 when
+ * embedded text counted in full: Dendron's docs embed whole notes).
+ */
+export function distinctWords(text: string, own: string): string {
+  const words = (s: string) => s.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'’_-]*/gu) ?? [];
+  const known = new Set(words(own));
+  return [...new Set(words(text))].filter((word) => !known.has(word)).join(' ');
+}
+
 let shared: MarkdownIt | null = null;
 
 function blockParser(): MarkdownIt {
