@@ -154,3 +154,13 @@ describe('mermaid', () => {
     expect(html('```mermaid\ngraph TD; A-->B\n```')).toBe('<pre><code class="language-mermaid">graph TD; A--&gt;B\n</code></pre>\n');
   });
 });
+
+describe('heading ids with Obsidian syntax', () => {
+  it('gives a heading the same id in the page and in the chunks’ anchors (tags, math, highlights, footnotes)', async () => {
+    const { headingIds } = await import('../../src/pages/markdown/markdown-renderer.js');
+    const body = '## Setup #linux\n\n## The $x^2$ case\n\n## A ==marked== title[^1]\n\n[^1]: Note.';
+    const ids = [...headingIds(body).values()];
+    expect(ids).toEqual(['setup-linux', 'the-x-2-case', 'a-marked-title']);
+    for (const id of ids) expect(html(body)).toContain(`id="${id}"`);
+  });
+});
