@@ -141,6 +141,13 @@ describe('an Obsidian vault, imported', () => {
     expect(tags.text).toContain('href="/tags/vault"');
     expect(tags.text).toContain('href="/tags/getting-started"');
     expect((await t.http.get('/page/welcome').expect(200)).text).toContain('<a class="chip tag" href="/tags/getting-started">#getting-started</a>');
+    expect((await t.http.get('/api/tags').expect(200)).body).toEqual([{ name: 'getting-started', count: 1 }, { name: 'kitchen/preserves', count: 1 }, { name: 'vault', count: 1 }]);
+    // A tag's page lists the pages of the tags nested under it.
+    expect((await t.http.get('/api/tags/kitchen').expect(200)).body.items.map((p: { slug: string }) => p.slug)).toEqual(['recipes']);
+    expect((await t.http.get('/tags/kitchen').expect(200)).text).toContain('href="/tags/kitchen%2Fpreserves"');
+    expect((await t.http.get('/api/tags/vault').expect(200)).body).toEqual({ tag: 'vault', total: 1, items: [{ slug: 'welcome', title: 'Welcome', cluster: null, tags: ['vault', 'getting-started'] }] });
+    await t.http.get(`/api/tags/${'x'.repeat(201)}`).expect(400);
+    await t.http.get(`/tags/${'x'.repeat(201)}`).expect(400);
   });
 
   it('keeps the comments in the source (export, the editor), and only there', async () => {

@@ -158,7 +158,7 @@ describe('mermaid', () => {
 describe('heading ids with Obsidian syntax', () => {
   it('gives a heading the same id in the page and in the chunks’ anchors (tags, math, highlights, footnotes)', async () => {
     const { headingIds } = await import('../../src/pages/markdown/markdown-renderer.js');
-    const body = '## Setup #linux\n\n## The $x^2$ case\n\n## A ==marked== title[^1]\n\n[^1]: Note.';
+    const body = '## Setup #linux\n\n- [ ] a task\n- [x] done ^id1\n\n> [!tip] A callout\n> text\n\n## The $x^2$ case\n\n## A ==marked== title[^1]\n\n[^1]: Note.';
     const ids = [...headingIds(body).values()];
     expect(ids).toEqual(['setup-linux', 'the-x-2-case', 'a-marked-title']);
     for (const id of ids) expect(html(body)).toContain(`id="${id}"`);

@@ -1,7 +1,7 @@
 import type { Env, MarkdownIt, RendererRule, StateCore, Token } from 'markdown-it';
 import anchor from 'markdown-it-anchor';
 import sanitizeHtml from 'sanitize-html';
-import { MathSlots, OBSIDIAN_ALLOWED_ATTRIBUTES, OBSIDIAN_ALLOWED_TAGS, obsidianParsing, obsidianSyntax, obsidianTransforms, stripComments, type ObsidianEnv } from './obsidian-syntax.js';
+import { MathSlots, OBSIDIAN_ALLOWED_ATTRIBUTES, OBSIDIAN_ALLOWED_TAGS, obsidianHeadingSyntax, obsidianSyntax, obsidianTransforms, stripComments, type ObsidianEnv } from './obsidian-syntax.js';
 import { linkTitle, slugify } from './slug.js';
 import { renderTransclusion, type Transclusion } from './transclusion.js';
 import { createMarkdownParser, markdownLinkAt, wikilinkOf, type ParsedLink } from './wikilinks.js';
@@ -118,7 +118,7 @@ let headingParser: MarkdownIt | null = null;
  */
 export function headingIds(body: string): Map<number, string> {
   headingParser ??= createMarkdownParser()
-    .use(obsidianParsing)
+    .use(obsidianHeadingSyntax)
     .use(anchor, HEADING_IDS)
     // Ids come from headings' text alone: the rest of the page's inline content is left unparsed (most of the work).
     .use((md) => md.core.ruler.at('inline', parseHeadingsInline));

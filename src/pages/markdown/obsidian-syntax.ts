@@ -200,6 +200,17 @@ export function obsidianParsing(md: MarkdownIt): void {
     .use(blockIdPlugin);
 }
 
+/**
+ * The inline syntax a heading's text can hold (highlights, footnote references, math, tags): for the parser that
+ * reads headings alone (`headingIds`), whose other blocks keep their inline content unparsed.
+ */
+export function obsidianHeadingSyntax(md: MarkdownIt): void {
+  md.use(mark)
+    .use(footnote)
+    .use(texmath, { engine: { renderToString: (tex: string) => tex }, delimiters: 'dollars' })
+    .use(tagPlugin);
+}
+
 // The plugin's own rule renders the title without the page's env (links could not resolve) and an SVG icon per
 // type; this one keeps its structure, with the type as a data attribute for the stylesheet's icon.
 function calloutOpenRule(md: MarkdownIt): RendererRule {
