@@ -30,6 +30,23 @@ export class TransclusionService {
     private readonly links: PageLinksRepository,
   ) {}
 
+  // What each embedded page version holds (its Markdown and the keys it links and embeds), so that a page view costs
+  // the version queries, not a parse of every embedded page; bounded, oldest first out.
+  private readonly parsed = new Map<string, ParsedEmbed>();
+
+  private parse(row: { id: string; version: number; body: string }): ParsedEmbed {
+    const key = `${row.id}@${row.version}`;
+    let parsed = this.parsed.get(key);
+    if (!parsed) {
+      const markdown = markdownOf(row.body);
+      const links = extractLinks(stripComments(markdown));
+      parsed = { markdown, embeds: embedKeysOf(links), links: [...new Set(links.map((link) => link.key).filter(Boolean))] };
+      if (this.parsed.size >= PARSED_LIMIT) this.parsed.delete(this.parsed.keys().next().value!);
+      this.parsed.set(key, parsed);
+    }
+    return parsed;
+  }
+
   /** Null when the page embeds nothing (the common case costs no query). */
   async context(hostSlug: string, markdown: string, db?: EntityManager): Promise<TransclusionContext | null> {
     if (!markdown.includes('![[')) return null;
@@ -37,20 +54,23 @@ export class TransclusionService {
     const stamps: string[] = [];
     let wanted = embedKeys(markdown);
     const seen = new Set<string>();
+    const innerKeys = new Set<string>();
     for (let depth = 0; depth < MAX_TRANSCLUSION_DEPTH && wanted.length > 0; depth++) {
       wanted.forEach((key) => seen.add(key));
       const rows = await this.repository.pagesByKeys(wanted, db);
       const next = new Set<string>();
       for (const row of rows) {
-        const page: EmbeddedPage = { slug: row.slug, title: row.title, markdown: markdownOf(row.body) };
-        byKey.set(row.key, page);
+        const parsed = this.parse(row);
+        byKey.set(row.key, { slug: row.slug, title: row.title, markdown: parsed.markdown });
+        parsed.links.forEach((key) => innerKeys.add(key));
         stamps.push(`${row.key}=${row.id}@${row.version}`);
-        for (const key of embedKeys(page.markdown)) if (!seen.has(key)) next.add(key);
+        for (const key of parsed.embeds) if (!seen.has(key)) next.add(key);
       }
       wanted = [...next];
     }
     if (byKey.size === 0) return null;
-    const inner = [...new Set([...byKey.values()].flatMap((page) => extractLinks(stripComments(page.markdown)).map((link) => link.key)))].filter(Boolean);
+    const inner = [...innerKeys];
+    // Inside a write (db given) only the embeds matter: the search text needs no link's resolution.
     const targets = db ? new Map<string, ResolvedTarget>() : await this.links.resolveKeys(inner);
     const resolved = new Map<string, ResolvedTarget | null>(inner.map((key) => [key, targets.get(key) ?? null]));
     for (const [key, page] of byKey) resolved.set(key, { slug: page.slug, title: page.title });
@@ -87,8 +107,20 @@ export class TransclusionService {
   }
 }
 
+const PARSED_LIMIT = 2_000;
+
+interface ParsedEmbed {
+  markdown: string;
+  embeds: string[];
+  links: string[];
+}
+
 function embedKeys(markdown: string): string[] {
-  return [...new Set(extractLinks(stripComments(markdown)).filter((link) => link.kind === 'embed' && link.key).map((link) => link.key))];
+  return embedKeysOf(extractLinks(stripComments(markdown)));
+}
+
+function embedKeysOf(links: ParsedLink[]): string[] {
+  return [...new Set(links.filter((link) => link.kind === 'embed' && link.key).map((link) => link.key))];
 }
 
 function markdownOf(body: string): string {
