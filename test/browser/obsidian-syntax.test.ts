@@ -35,6 +35,11 @@ describe.skipIf(!HAS_CHROMIUM)('Obsidian syntax in a real browser', () => {
       '\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2} + \\int_0^1 x^2 \\, dx + \\prod_{k=1}^{m} (1 + a_k)',
       '$$',
     ].join('\n'));
+    await create('Showcase', [
+      '# Showcase #demo', '', 'Some ==highlighted== text with a footnote[^1] and $e^{i\\pi} + 1 = 0$. Tagged #garden/roses.', '',
+      '> [!note] A note', '> With **bold** and a [[Glossary]] link.', '', '> [!danger]+ Open danger', '> Careful.', '',
+      '- [x] Done task', '- [ ] Open task ^task-1', '', '![[Glossary#Meadow]]', '', '[^1]: The footnote.',
+    ].join('\n'));
     await create('Diagram', '```mermaid\ngraph TD\n  Pick --> Sort\n  Sort --> Press\n```\n');
     await create('Hostile', OBSIDIAN_XSS_PAYLOADS.join('\n\n'));
   });
@@ -79,6 +84,19 @@ describe.skipIf(!HAS_CHROMIUM)('Obsidian syntax in a real browser', () => {
     expect(await page.getByText('The hidden part.').isVisible()).toBe(true);
     await page.close();
     expect(browser.cspViolations.slice(violationsBefore)).toEqual([]);
+  });
+
+  it('shows the Obsidian syntax together on a desktop screen', async () => {
+    const page = await newPage();
+    await page.goto(`${t.baseUrl}/page/showcase`);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'obsidian-showcase-desktop.png'), fullPage: true });
+    expect(await page.locator('.page-body mark').innerText()).toBe('highlighted');
+    expect(await page.locator('.page-body details.callout[open] summary').innerText()).toContain('Open danger');
+    expect(await page.locator('.page-body > section.footnotes li').innerText()).toContain('The footnote.');
+    expect(await page.locator('.page-body .transclusion .footnotes').count()).toBe(0);
+    expect(await page.locator('.page-body math').count()).toBe(1);
+    expect(await page.locator('.page-body input[type="checkbox"]:checked').count()).toBe(1);
+    expect(await page.locator('.page-body .transclusion-content').innerText()).toContain('A meadow is open grassland.');
   });
 
   it('draws a Mermaid block as a diagram (the bundle served by Kurate itself)', async () => {

@@ -76,6 +76,11 @@ describe('transclusion in the renderer', () => {
     const html = render('host', 'Mine[^1].\n\n![[Fn]]\n\n[^1]: My source.');
     expect(html).toContain('id="fn1"');
     expect(html).toContain('id="fn-t0-1"');
+    expect(html.match(/<section class="footnotes">/g)).toHaveLength(2);
+    expect(html.match(/My source\./g)).toHaveLength(1);
+    // An excerpt without footnotes lists none of the host's.
+    const plain = render('host', 'Mine[^1].\n\n![[Note#Setup]]\n\n[^1]: My source.');
+    expect(plain.match(/<section class="footnotes">/g)).toHaveLength(1);
   });
 
   it('collects the plain transcluded text for search, depth-limited and without cycles', () => {

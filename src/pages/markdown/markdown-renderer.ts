@@ -96,7 +96,9 @@ export class MarkdownRenderer {
 
   /** An embedded excerpt's HTML, unsanitised (the page it lands in is sanitised whole), in an env of its own. */
   renderFragment(markdown: string, env: RenderEnv, docId: string): string {
-    const inner: RenderEnv = { ...env, docId };
+    // The host's footnotes stay the host's: the excerpt numbers its own.
+    const { footnotes: _hostFootnotes, ...shared } = env;
+    const inner: RenderEnv = { ...shared, docId };
     return this.md.renderer.render(this.md.parse(stripComments(markdown), inner), this.md.options, inner);
   }
 }
