@@ -37,7 +37,7 @@ export interface GraphEdge {
 }
 
 // The live page a key names: the page whose slug is the key first, then the oldest page using it as title or alias.
-const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
+export const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
    WHERE p.link_keys @> ARRAY[${key}] AND p.deleted_at IS NULL
    ORDER BY (p.slug = ${key}) DESC, p.created_at, p.id LIMIT 1)`;
 

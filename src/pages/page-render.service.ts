@@ -5,28 +5,32 @@ import { MarkdownRenderer, type RenderedMarkdown, type ResolvedTarget } from './
 import { PageLinksRepository } from './page-links.repository.js';
 import type { PageEntity } from './page.entity.js';
 import { extractLinks } from './markdown/wikilinks.js';
+import { TransclusionService } from './transclusion.service.js';
 
 const CACHE_LIMIT = 500;
 
-/** Renders pages to safe HTML, resolving wikilinks against the Page Graph. */
+/** Renders pages to safe HTML, resolving wikilinks against the Page Graph and transcluding embedded pages. */
 @Injectable()
 export class PageRenderService {
   private readonly renderer = new MarkdownRenderer();
-  // Rendered HTML by page version and the state of its outbound links; bounded, newest kept.
+  // Rendered HTML by page version, the state of its outbound links and the versions of the pages it embeds (found
+  // through the link graph, so an edit of an embedded page is a new key for every page that embeds it); bounded.
   private readonly cache = new Map<string, RenderedMarkdown>();
 
   constructor(
     private readonly links: PageLinksRepository,
+    private readonly transclusions: TransclusionService,
   ) {}
 
   async render(page: PageEntity): Promise<RenderedMarkdown> {
-    const outbound = await this.links.outbound(page.id);
-    const resolved = new Map<string, ResolvedTarget | null>();
+    const markdown = parseFrontmatter(page.body).body;
+    const [outbound, embedded] = await Promise.all([this.links.outbound(page.id), this.transclusions.context(page.slug, markdown)]);
+    const resolved = new Map<string, ResolvedTarget | null>(embedded?.resolved ?? []);
     for (const link of outbound) resolved.set(link.targetKey, link.page ? { slug: link.page.slug, title: link.page.title } : null);
-    const cacheKey = `${page.id}:${page.version}:${outbound.map((l) => `${l.targetKey}=${l.page?.slug ?? ''}/${l.page?.title ?? ''}`).join('|')}`;
+    const cacheKey = `${page.id}:${page.version}:${outbound.map((l) => `${l.targetKey}=${l.page?.slug ?? ''}/${l.page?.title ?? ''}`).join('|')}:${embedded?.stamp ?? ''}`;
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
-    const rendered = this.renderer.render(parseFrontmatter(page.body).body, (link) => resolved.get(link.key) ?? null);
+    const rendered = this.renderer.render(markdown, (link) => resolved.get(link.key) ?? null, { transclusion: embedded?.transclusion });
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(cacheKey, rendered);
     return rendered;
@@ -36,7 +40,9 @@ export class PageRenderService {
   async preview(body: string): Promise<RenderedMarkdown> {
     const { body: markdown } = parsePageSource(body);
     const keys = [...new Set(extractLinks(markdown).map((link) => link.key))];
-    const targets = await this.links.resolveKeys(keys);
-    return this.renderer.render(markdown, (link) => targets.get(link.key) ?? null);
+    const [targets, embedded] = await Promise.all([this.links.resolveKeys(keys), this.transclusions.context('', markdown)]);
+    const resolved = new Map<string, ResolvedTarget | null>(embedded?.resolved ?? []);
+    for (const [key, target] of targets) resolved.set(key, target);
+    return this.renderer.render(markdown, (link) => resolved.get(link.key) ?? null, { transclusion: embedded?.transclusion });
   }
 }

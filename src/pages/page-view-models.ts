@@ -81,6 +81,11 @@ export interface PageSummary {
   href: string;
 }
 
+/** A tag's page: the pages tagged with it (and with its nested tags, `tag/sub`). */
+export function tagHref(tag: string): string {
+  return `/tags/${encodeURIComponent(tag)}`;
+}
+
 export function pageSummary(page: { slug: string; title: string; cluster: string | null }): PageSummary {
   return { slug: page.slug, title: page.title, cluster: page.cluster, href: pageHref(page.slug) };
 }
@@ -92,7 +97,7 @@ export function pageMeta(page: PageEntity) {
     version: page.version,
     cluster: page.cluster,
     clusters: page.clusters.map((name) => ({ name, href: `/pages?${new URLSearchParams({ cluster: name })}` })),
-    tags: page.tags.map((name) => ({ name, href: `/pages?${new URLSearchParams({ tag: name })}` })),
+    tags: page.tags.map((name) => ({ name, href: tagHref(name) })),
     aliases: page.aliases,
     pageType: page.pageType,
     isSystem: page.isSystem,

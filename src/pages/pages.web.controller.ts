@@ -41,7 +41,11 @@ interface PageViewModel {
   html: string;
   toc: ReturnType<typeof tocView>;
   backlinks: ReturnType<typeof pageSummary>[];
+  /** KaTeX's stylesheet (served from node_modules), on pages with math. */
+  extraCss?: string[];
 }
+
+const MATH_CSS = ['/static/vendor/katex/katex.min.css'];
 
 /** The server-rendered wiki: plain HTML forms that work without JavaScript. Routes shape view models; services do the work. */
 @ApiExcludeController()
@@ -115,6 +119,7 @@ export class PagesWebController {
       html: rendered.html,
       toc: tocView(rendered.toc),
       backlinks: backlinks.map(pageSummary),
+      extraCss: rendered.html.includes('<span class="katex">') ? MATH_CSS : undefined,
     };
     this.viewCache.models.set(raw, model, epoch);
     this.renderView(res, { ...model, notice });

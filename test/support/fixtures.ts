@@ -6,3 +6,6 @@ export const FIXTURES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.
 
 /** The Foam documentation (MIT, test/fixtures/foam-docs/LICENSE): 86 Markdown pages in folders user/… and dev/…. */
 export const FOAM_DOCS = path.join(FIXTURES_DIR, 'foam-docs');
+
+/** A small Obsidian vault written for these tests (MIT, test/fixtures/obsidian-vault/LICENSE): callouts, comments, embeds, tags, math. */
+export const OBSIDIAN_VAULT = path.join(FIXTURES_DIR, 'obsidian-vault');
