@@ -7,6 +7,7 @@ import { DEFAULT_LLM_CONFIG, llmConfigFrom, type LlmConfig } from './llm-config.
 import { DEFAULT_EXTRACTION_CONFIG, extractionConfigFrom, type ExtractionConfig } from './extraction-config.js';
 import { DEFAULT_SEARCH_CONFIG, searchConfigFrom, type SearchConfig } from './search-config.js';
 import { ConfigError } from './config-error.js';
+import { attachmentsConfigFrom, DEFAULT_ATTACHMENTS_CONFIG, type AttachmentsConfig } from './attachments-config.js';
 
 /** What loadConfig throws, for those who call it. */
 export { ConfigError };
@@ -53,11 +54,12 @@ export class KurateConfig {
     readonly llm: LlmConfig = DEFAULT_LLM_CONFIG,
     readonly extraction: ExtractionConfig = DEFAULT_EXTRACTION_CONFIG,
     readonly search: SearchConfig = DEFAULT_SEARCH_CONFIG,
+    readonly attachments: AttachmentsConfig = DEFAULT_ATTACHMENTS_CONFIG,
   ) {}
 }
 
 /** Never echoed back in an error message (which ends up in logs). */
-const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY']);
+const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY', 'KURATE_S3_SECRET_ACCESS_KEY']);
 
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): KurateConfig {
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     llm,
     extractionConfigFrom(raw, llm.extractor, database.kind),
     searchConfigFrom(env),
+    attachmentsConfigFrom(raw, embeddedDataDir(raw.KURATE_DATA_DIR ?? './data', cwd), cwd),
   );
 }
 

@@ -5,6 +5,8 @@ import { MarkdownRenderer, type RenderedMarkdown, type ResolvedTarget } from './
 import { PageLinksRepository } from './page-links.repository.js';
 import type { PageEntity } from './page.entity.js';
 import { extractLinks } from './markdown/wikilinks.js';
+import { extractFileTargets } from './markdown/file-embeds.js';
+import { PageFiles } from './page-files.js';
 
 const CACHE_LIMIT = 500;
 
@@ -17,16 +19,17 @@ export class PageRenderService {
 
   constructor(
     private readonly links: PageLinksRepository,
+    private readonly files: PageFiles,
   ) {}
 
   async render(page: PageEntity): Promise<RenderedMarkdown> {
-    const outbound = await this.links.outbound(page.id);
+    const [outbound, files] = await Promise.all([this.links.outbound(page.id), this.files.filesOf(page.id)]);
     const resolved = new Map<string, ResolvedTarget | null>();
     for (const link of outbound) resolved.set(link.targetKey, link.page ? { slug: link.page.slug, title: link.page.title } : null);
-    const cacheKey = `${page.id}:${page.version}:${outbound.map((l) => `${l.targetKey}=${l.page?.slug ?? ''}/${l.page?.title ?? ''}`).join('|')}`;
+    const cacheKey = `${page.id}:${page.version}:${outbound.map((l) => `${l.targetKey}=${l.page?.slug ?? ''}/${l.page?.title ?? ''}`).join('|')}:${[...files].map(([target, f]) => `${target}=${f.url}/${f.mediaType}/${f.sizeBytes}`).join('|')}`;
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
-    const rendered = this.renderer.render(parseFrontmatter(page.body).body, (link) => resolved.get(link.key) ?? null);
+    const rendered = this.renderer.render(parseFrontmatter(page.body).body, (link) => resolved.get(link.key) ?? null, (target) => files.get(target) ?? null);
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(cacheKey, rendered);
     return rendered;
@@ -36,7 +39,7 @@ export class PageRenderService {
   async preview(body: string): Promise<RenderedMarkdown> {
     const { body: markdown } = parsePageSource(body);
     const keys = [...new Set(extractLinks(markdown).map((link) => link.key))];
-    const targets = await this.links.resolveKeys(keys);
-    return this.renderer.render(markdown, (link) => targets.get(link.key) ?? null);
+    const [targets, files] = await Promise.all([this.links.resolveKeys(keys), this.files.resolve(extractFileTargets(markdown))]);
+    return this.renderer.render(markdown, (link) => targets.get(link.key) ?? null, (target) => files.get(target) ?? null);
   }
 }

@@ -3,6 +3,7 @@ import anchor from 'markdown-it-anchor';
 import sanitizeHtml from 'sanitize-html';
 import { linkTitle, slugify } from './slug.js';
 import { createMarkdownParser, markdownLinkAt, wikilinkOf, type ParsedLink } from './wikilinks.js';
+import { FILE_EMBED_SANITIZE, fileEmbedsPlugin, type ResolveFile } from './file-embeds.js';
 
 export interface ResolvedTarget {
   slug: string;
@@ -25,6 +26,7 @@ export type ResolveLink = (link: ParsedLink) => ResolvedTarget | null;
 
 interface RenderEnv extends Env {
   resolve: ResolveLink;
+  resolveFile: ResolveFile;
 }
 
 type Attributes = [name: string, value: string][];
@@ -40,10 +42,14 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
     ...['p', 'a', 'ul', 'ol', 'li', 'blockquote', 'pre', 'code', 'em', 'strong', 'del', 's', 'hr', 'br'],
     ...['table', 'thead', 'tbody', 'tr', 'th', 'td', 'img', 'div', 'span', 'sup', 'sub'],
     ...['details', 'summary', 'kbd', 'dl', 'dt', 'dd'],
+    ...FILE_EMBED_SANITIZE.tags,
   ],
   allowedAttributes: {
     a: ['href', 'title', 'class', 'rel', 'id'],
-    img: ['src', 'alt', 'title', 'width', 'height'],
+    img: ['src', 'alt', 'title', 'width', 'height', ...FILE_EMBED_SANITIZE.attributes.img],
+    iframe: FILE_EMBED_SANITIZE.attributes.iframe,
+    audio: FILE_EMBED_SANITIZE.attributes.audio,
+    video: FILE_EMBED_SANITIZE.attributes.video,
     ...Object.fromEntries(HEADINGS.map((heading) => [heading, ['id']])),
     ...Object.fromEntries(['div', 'span', 'code', 'th', 'td'].map((tag) => [tag, ['class']])),
     // Markdown renders `3. item` as <ol start="3">.
@@ -52,6 +58,9 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   },
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: {},
+  allowedIframeHostnames: FILE_EMBED_SANITIZE.allowedIframeHostnames,
+  allowIframeRelativeUrls: FILE_EMBED_SANITIZE.allowIframeRelativeUrls,
+  exclusiveFilter: FILE_EMBED_SANITIZE.exclusiveFilter,
   transformTags: { a: markExternalLink, th: alignmentAsClass, td: alignmentAsClass },
 };
 
@@ -61,7 +70,9 @@ const HEADING_IDS: anchor.AnchorOptions = { slugify: headingAnchor, getTokensTex
 export class MarkdownRenderer {
   private readonly md: MarkdownIt = createMarkdownParser()
     .use(anchor, HEADING_IDS)
-    .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards));
+    .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards))
+    // Registered last so that it runs first after inline parsing: a file embed is never taken for a page.
+    .use(fileEmbedsPlugin);
 
   constructor() {
     const rules = this.md.renderer.rules;
@@ -71,8 +82,8 @@ export class MarkdownRenderer {
   }
 
   /** Renders a page body (frontmatter already removed) to sanitised HTML plus its h2–h4 outline. */
-  render(body: string, resolve: ResolveLink): RenderedMarkdown {
-    const env: RenderEnv = { resolve };
+  render(body: string, resolve: ResolveLink, resolveFile: ResolveFile = () => null): RenderedMarkdown {
+    const env: RenderEnv = { resolve, resolveFile };
     const tokens = this.md.parse(body, env);
     const html = this.md.renderer.render(tokens, this.md.options, env);
     return { html: sanitizeHtml(html, SANITIZE_OPTIONS), toc: tableOfContents(tokens) };
