@@ -101,7 +101,7 @@ export function fileEmbedsPlugin(md: MarkdownIt): void {
   md.renderer.rules.file_embed = (tokens, idx) => renderFileEmbed(tokens[idx].meta as unknown as FileEmbedMeta);
   md.renderer.rules.file_link = (tokens, idx) => renderFileLink(tokens[idx].meta as unknown as FileLinkMeta);
   md.renderer.rules.file_missing = (tokens, idx) =>
-    `<span class="file-missing" title="No file by this name has been uploaded">📎 ${escapeHtml(String((tokens[idx].meta as { target: string }).target))}</span>`;
+    `<span class="file-missing">📎 ${escapeHtml(String((tokens[idx].meta as { target: string }).target))}</span>`;
 }
 
 function placeFiles(state: StateCore): void {
