@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
 import { AuditService } from '../audit/audit.service.js';
 import type { Actor } from '../auth/actor.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
@@ -108,6 +109,8 @@ export class AttachmentsService {
     }
     if (result.status !== 'unchanged') this.changeFeed.committed();
     if (replaced) await this.forgetContent(replaced);
+    // A deletion of the same content that raced this upload (its last row went as ours arrived) is undone here.
+    if (!(await this.store.has(sha256))) await this.store.put(sha256, input.bytes);
     return result;
   }
 
@@ -145,7 +148,7 @@ export class AttachmentsService {
     return uniqueByPath([...(await this.pageFiles.filesOf(page.id)).values()]);
   }
 
-  private async freeCopyPath(path: string, sha256: string, tx: Parameters<Parameters<AttachmentsRepository['transaction']>[0]>[0]): Promise<{ path: string; existing: AttachmentRow | null }> {
+  private async freeCopyPath(path: string, sha256: string, tx: EntityManager): Promise<{ path: string; existing: AttachmentRow | null }> {
     for (let n = 1; n <= MAX_NUMBERED_COPIES; n++) {
       const candidate = numberedPath(path, n);
       const existing = await this.attachments.findByPath(candidate, tx);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AwsClient } from 'aws4fetch';
 import type { S3StoreConfig } from '../../config/attachments-config.js';
 import { ConfigError } from '../../config/config-error.js';
@@ -64,10 +65,13 @@ export class S3Store implements AttachmentStore {
   }
 
   private send(url: string, method: string, body?: Buffer): Promise<Response> {
+    // The payload's hash is signed too (aws4fetch would send UNSIGNED-PAYLOAD), so the store checks what arrived.
+    const headers: Record<string, string> = { 'x-amz-content-sha256': createHash('sha256').update(body ?? Buffer.alloc(0)).digest('hex') };
+    if (body) headers['content-type'] = 'application/octet-stream';
     return this.client.fetch(url, {
       method,
       body: body ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : undefined,
-      headers: body ? { 'content-type': 'application/octet-stream' } : undefined,
+      headers,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   }
