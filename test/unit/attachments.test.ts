@@ -120,3 +120,12 @@ describe('attachments configuration', () => {
     expect(withSecret).toThrow(/value not shown/);
   });
 });
+
+describe('attachments are never entities', () => {
+  it('keeps links that reached a stored file out of the extractor’s wanted targets, whatever their name', async () => {
+    const { linkTargetsOf } = await import('../../src/kg/page-extraction.service.js');
+    const text = 'See [[LICENSE]], ![[diagram.png]] and [[Other Page]].';
+    expect(linkTargetsOf(text, new Map()).wantedTargets).toEqual(['LICENSE', 'Other Page']);
+    expect(linkTargetsOf(text, new Map(), new Set(['license'])).wantedTargets).toEqual(['Other Page']);
+  });
+});
