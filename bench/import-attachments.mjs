@@ -133,11 +133,21 @@ async function startServer(setup, tmp) {
 
 async function importInto(server, vault) {
   const started = performance.now();
-  const { stdout } = await run(path.join(ROOT, 'bin/kurate'), ['import', vault, '--json'], {
+  const { stdout } = await runOrExplain(server, path.join(ROOT, 'bin/kurate'), ['import', vault, '--json'], {
     cwd: ROOT, env: { ...process.env, KURATE_URL: server.base, KURATE_TOKEN: server.token }, timeout: 900_000, maxBuffer: 256 * 1024 * 1024,
   });
   const wall = (performance.now() - started) / 1000;
   return { report: JSON.parse(stdout), wall };
+}
+
+/** The CLI's run; when it fails, the server's last output says why. */
+async function runOrExplain(server, ...args) {
+  try {
+    return await run(...args);
+  } catch (error) {
+    error.message += `\nserver output:\n${server.record.output.slice(-4000)}`;
+    throw error;
+  }
 }
 
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'kurate-bench-files-'));
