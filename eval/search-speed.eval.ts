@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Logger } from 'typeorm';
 import { HASHING_EMBEDDER_DIMENSIONS, HASHING_EMBEDDER_MODEL } from '../src/embedders/hashing.embedder.js';
 import { SearchVectorRepository } from '../src/search/search-vector.repository.js';
+import { SearchNamesService } from '../src/search/search-names.service.js';
+import { SearchNamesRepository } from '../src/search/search-names.repository.js';
 import { SearchService, type SearchOptions } from '../src/search/search.service.js';
 import { setPolicy, startWorker, waitForJobs, importPages } from '../test/e2e/kg-test-helpers.js';
 import { FOAM_DOCS } from '../test/support/fixtures.js';
@@ -17,9 +19,12 @@ import { startTestApp, type TestApp } from '../test/support/test-app.js';
 // approved at confidence ≥ 0.7), then copied in SQL with a per-copy word, their chunks copied with slightly moved
 // vectors and their mentions, and random approved edges added up to ~20,000. Measured in one run: /api/search over
 // HTTP, SearchService.search, and the raw SQL the service issued for each query replayed on a plain connection
-// (the floor). `KURATE_EVAL_PAGES` changes the size, `KURATE_EVAL_EDGES` the edge count.
+// (the floor), and how long every process takes to read the names, neighbours and entity contexts again after an
+// approval. `KURATE_EVAL_PAGES` changes the size, `KURATE_EVAL_EDGES` the edge count, `KURATE_EVAL_ENTITIES` the
+// approved entities (each added one bears the title of a page, so it has a home page and what other pages say of it).
 const TARGET_PAGES = Number(process.env.KURATE_EVAL_PAGES ?? 10_000);
 const TARGET_EDGES = Number(process.env.KURATE_EVAL_EDGES ?? 20_000);
+const TARGET_ENTITIES = Number(process.env.KURATE_EVAL_ENTITIES ?? 5_000);
 const QUERIES: { query: string }[] = JSON.parse(readFileSync(path.resolve(REPO_ROOT, 'eval/foam-queries.json'), 'utf8')).queries;
 const ROUNDS = 3;
 
@@ -83,11 +88,21 @@ describe('hybrid search speed', () => {
          JOIN kg_content_chunks cc ON cc.page_id = cp.id AND cc.position = c.position
         WHERE m.node_id IS NOT NULL`,
     );
-    // Entities and approved edges up to the target: one more entity per ten edges, edges between random entities.
+    // Entities up to the target, named by pages' titles (so each has a home page), each mentioned in the first
+    // chunks of the pages that link to its home; approved edges between random entities up to the target.
     await db.query(
       `INSERT INTO kg_nodes (signature, name, node_type, origin, created_by)
-       SELECT 'eval-node-' || i, 'Eval entity ' || i, 'concept', 'manual', 'eval' FROM generate_series(1, $1::int / 10) i`,
-      [TARGET_EDGES],
+       SELECT 'eval-node-' || p.id, p.title, 'concept', 'manual', 'eval'
+         FROM (SELECT id, title FROM pages ORDER BY slug LIMIT greatest(0, $1::int - (SELECT count(*)::int FROM kg_nodes))) p`,
+      [TARGET_ENTITIES],
+    );
+    await db.query(
+      `INSERT INTO kg_mentions (chunk_id, signature, node_id, surface, confidence)
+       SELECT c.id, n.signature, n.id, split_part(n.name, ' ', 1), 0.8
+         FROM kg_nodes n JOIN pages h ON n.signature = 'eval-node-' || h.id
+         JOIN LATERAL (SELECT c.id FROM kg_content_chunks c JOIN pages s ON s.id = c.page_id
+                        WHERE s.id <> h.id AND s.cluster IS NOT DISTINCT FROM h.cluster ORDER BY c.id LIMIT 5 OFFSET (abs(hashtext(h.slug)) % 500)) c ON true
+       ON CONFLICT DO NOTHING`,
     );
     await db.query(
       `INSERT INTO kg_edges (source_node_id, target_node_id, kind, predicate, weight, origin, created_by)
@@ -104,7 +119,7 @@ describe('hybrid search speed', () => {
     [{ pages, edges }] = await db.query(`SELECT (SELECT count(*) FROM pages)::int AS pages, (SELECT count(*) FROM kg_edges)::int AS edges`);
     const [sizes] = await db.query(
       `SELECT (SELECT count(*) FROM kg_content_chunks)::int AS chunks, (SELECT count(*) FROM kg_mentions WHERE node_id IS NOT NULL)::int AS mentions,
-              (SELECT count(*) FROM kg_nodes)::int AS nodes, (SELECT count(*) FROM page_search_terms)::int AS term_rows`,
+              (SELECT count(*) FROM kg_nodes)::int AS nodes, (SELECT count(*) FROM kg_mentions WHERE node_id IS NOT NULL)::int AS approved_mentions, (SELECT count(*) FROM page_search_terms)::int AS term_rows`,
     );
     console.log(`\nBuilt ${pages} pages, ${edges} approved edges, ${JSON.stringify(sizes)} in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
   });
@@ -177,6 +192,26 @@ describe('hybrid search speed', () => {
         lines.push(`${label}: GET /api/search ${stats(http)}`);
       }
     }
+    // After an approval every process reads the dictionary, neighbour lists and entity contexts again (NOTIFY).
+    const names = t.app.get(SearchNamesService);
+    const reloads: number[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      names.changed();
+      const start = performance.now();
+      await names.knowledge();
+      reloads.push(performance.now() - start);
+    }
+    const knowledge = await names.knowledge();
+    const repository = t.app.get(SearchNamesRepository);
+    for (const [label, read] of [
+      ['names', () => repository.named()],
+      ['edges', () => repository.neighbours()],
+    ] as const) {
+      const start = performance.now();
+      await read();
+      lines.push(`    of which ${label}: ${(performance.now() - start).toFixed(0)} ms`);
+    }
+    lines.push(`knowledge read again after an approval (${knowledge.dictionary.size} names, ${knowledge.context.size} pages with entity context): ${stats(reloads)}`);
     console.log(`\n${lines.join('\n')}\n`);
     expect(pages).toBeGreaterThanOrEqual(TARGET_PAGES);
   });

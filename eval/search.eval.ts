@@ -58,11 +58,21 @@ const CONFIGURATIONS: SearchConfiguration[] = [
       ['default, expansion 0', { expansionWeight: 0 }],
       ['default + graph 0.25', { weights: { graph: 0.25 } }],
       ['default + graph 0.5', { weights: { graph: 0.5 } }],
+      ...[0, 0.2, 0.3, 0.5].map((w) => [`default + context ${w}`, { contextWeight: w }] as const),
     ] as const
   ).map(([name, options]) => ({ name, search: viaSearchService(options) })),
 ];
 
-const MEASURED = process.env.KURATE_EVAL_QUICK === '1' ? CONFIGURATIONS.filter((c) => c.name === DEFAULT_CONFIGURATION) : CONFIGURATIONS;
+// KURATE_EVAL_CONFIGS=name,name measures only these configurations (with the default, which the floors hold).
+const ONLY = process.env.KURATE_EVAL_CONFIGS?.split(',').map((s) => s.trim()).filter(Boolean);
+const MEASURED =
+  process.env.KURATE_EVAL_QUICK === '1'
+    ? CONFIGURATIONS.filter((c) => c.name === DEFAULT_CONFIGURATION)
+    : ONLY
+      ? CONFIGURATIONS.filter((c) => c.name === DEFAULT_CONFIGURATION || ONLY.includes(c.name))
+      : CONFIGURATIONS;
+/** KURATE_EVAL_RANKINGS=file.json: every measured query's first ten slugs and scores, to compare runs query by query. */
+const rankings: { corpus: string; graph: string; config: string; id: string; kind: string; query: string; ndcg: number; top: string[] }[] = [];
 
 const NO_GRAPH = 'none (right after import)';
 const ALL_APPROVED = 'built-in extraction, every proposal approved';
@@ -147,6 +157,11 @@ for (const corpus of CORPORA) {
     it('measures every configuration with every proposal approved, unreviewed', async () => {
       await approveAll(t, admin, 0);
       facts.push(`${ALL_APPROVED}: ${await graphSize(t)}`);
+      // KURATE_EVAL_GRAPH_DIR=dir: the approved graph as the JSON export, one file per corpus, to see what search used.
+      if (process.env.KURATE_EVAL_GRAPH_DIR) {
+        const exported = await admin.get('/admin/knowledge-graph/export').query({ format: 'json' }).expect(200);
+        writeFileSync(path.join(process.env.KURATE_EVAL_GRAPH_DIR, `${corpus.name}.graph.json`), JSON.stringify(exported.body, null, 1));
+      }
       rows.push(...(await measure(t, corpus, MEASURED, ALL_APPROVED)));
       for (const row of rows.filter((r) => r.config === DEFAULT_CONFIGURATION && FLOOR_STATES[r.graph])) {
         (measured[corpus.name] ??= {})[FLOOR_STATES[row.graph]] = Number(row.all.ndcg.toFixed(3));
@@ -159,6 +174,7 @@ describe('nDCG@10 floors (eval/floors.json)', () => {
   it(`holds every corpus's floor, without and with the knowledge graph`, () => {
     const floors: Floors = JSON.parse(readFileSync(FLOORS_FILE, 'utf8'));
     if (process.env.KURATE_EVAL_OUT) writeFileSync(process.env.KURATE_EVAL_OUT, tables.join('\n'));
+    if (process.env.KURATE_EVAL_RANKINGS) writeFileSync(process.env.KURATE_EVAL_RANKINGS, `${JSON.stringify(rankings, null, 1)}\n`);
     console.log(`\nMeasured nDCG@10 of the default configuration: ${JSON.stringify(measured)}; floors: ${JSON.stringify(floors.corpora)}\n`);
     if (process.env.KURATE_EVAL_RECORD_FLOORS === '1') {
       for (const corpus of CORPORA) floors.corpora[corpus.name] = measured[corpus.name];
@@ -182,6 +198,7 @@ async function measure(t: TestApp, corpus: Corpus, configurations: SearchConfigu
       timings.push(performance.now() - started);
       const scores = scoreRanking(ranked, query.relevant);
       scored.push({ query, scores });
+      rankings.push({ corpus: corpus.name, graph, config: configuration.name, id: query.id, kind: query.kind, query: query.query, ndcg: Number(scores.ndcg.toFixed(3)), top: ranked.slice(0, 10) });
       if (configuration.name === DEFAULT_CONFIGURATION && scores.recall === 0) misses.push(`${query.id} (${query.kind}) "${query.query}" → ${ranked.slice(0, 3).join(', ') || '(nothing)'}`);
     }
     rows.push({

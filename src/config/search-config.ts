@@ -20,6 +20,8 @@ export interface SearchConfig {
   namedBoost: number;
   /** KURATE_SEARCH_EXPANSION_WEIGHT: the weight of the other names (aliases, merged names) of what the query names, searched for too (0: off). */
   expansionWeight: number;
+  /** KURATE_SEARCH_CONTEXT_WEIGHT: how much what other pages say about an approved entity lifts the page bearing its name (0: off). */
+  contextWeight: number;
 }
 
 export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
@@ -36,6 +38,7 @@ export const DEFAULT_SEARCH_CONFIG: SearchConfig = {
   linkedSlots: 2,
   namedBoost: 1,
   expansionWeight: 0.3,
+  contextWeight: 0.4,
 };
 
 interface NumberRule {
@@ -78,6 +81,7 @@ export function searchConfigFrom(env: NodeJS.ProcessEnv): SearchConfig {
     vectorMinSimilarity: readNumber(env, { variable: 'KURATE_SEARCH_VECTOR_MIN_SIMILARITY', min: -1, max: 1, integer: false }, d.vectorMinSimilarity),
     namedBoost: readNumber(env, { variable: 'KURATE_SEARCH_NAMED_BOOST', min: 0, max: 100, integer: false }, d.namedBoost),
     expansionWeight: readNumber(env, { variable: 'KURATE_SEARCH_EXPANSION_WEIGHT', min: 0, max: 10, integer: false }, d.expansionWeight),
+    contextWeight: readNumber(env, { variable: 'KURATE_SEARCH_CONTEXT_WEIGHT', min: 0, max: 100, integer: false }, d.contextWeight),
   };
   if (config.weights.lexical + config.weights.vector + config.weights.graph === 0) {
     throw new ConfigError('Invalid configuration: KURATE_SEARCH_WEIGHT_LEXICAL, _VECTOR and _GRAPH cannot all be 0 (search would rank nothing).');

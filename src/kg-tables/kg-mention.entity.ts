@@ -35,6 +35,10 @@ export class KgMentionEntity {
   @Column('real', { nullable: true })
   confidence: number | null;
 
+  /** The words of the chunk's sentences that hold the surface (migration 0020's trigger writes it): search's entity context. */
+  @Column({ type: 'tsvector', select: false, insert: false, update: false })
+  context: string;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt: Date;
 }

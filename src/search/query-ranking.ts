@@ -40,6 +40,23 @@ export function withGraphBonus(blended: readonly BlendedPage[], graph: readonly 
 }
 
 /**
+ * What other pages say about the entities whose names pages bear (entity-context.ts), added to the blend: each
+ * page's context score relative to the best, times `weight`. Unlike the graph bonus it may bring in a page no word
+ * of the query matched: the page the wiki's other pages describe in the query's words.
+ */
+export function withContext(blended: readonly BlendedPage[], context: readonly { pageId: string; score: number }[], weight: number): BlendedPage[] {
+  const best = context.reduce((m, c) => Math.max(m, c.score), 0);
+  if (best <= 0 || weight <= 0) return [...blended];
+  const pages = new Map(blended.map((b) => [b.pageId, { ...b }]));
+  for (const c of context) {
+    const page = pages.get(c.pageId) ?? { pageId: c.pageId, score: 0, lexical: 0, named: 0 };
+    page.score += (weight * c.score) / best;
+    pages.set(c.pageId, page);
+  }
+  return [...pages.values()].sort((a, b) => b.score - a.score || b.lexical - a.lexical || (a.pageId < b.pageId ? -1 : 1));
+}
+
+/**
  * The ranking with the `kept` pages inside its first `top` ranks (in their order there), the others shifted down:
  * other lists may reorder and add, but never push a page the query names out of the top.
  */

@@ -29,6 +29,16 @@ export interface NeighbourRow {
   confidence: number;
 }
 
+/** A word of the sentences that mention an entity on other pages, credited to the entity's home page. */
+export interface ContextRow {
+  pageId: string;
+  lexeme: string;
+  /** Σ over the other pages of min(MAX_COUNT_PER_SOURCE, the word's count there): every entity and page. */
+  count: number;
+  /** The same over visible entities and pages not excluded from the knowledge graph only (what readers may see). */
+  visibleCount: number;
+}
+
 /** The SQL that fills the dictionary of names and the neighbour lists (src/search/search-names.service.ts). */
 @Injectable()
 export class SearchNamesRepository {
@@ -86,6 +96,31 @@ export class SearchNamesRepository {
                            WHERE ms.node_id = e.source_node_id))))) AS visible
          FROM kg_edges e LEFT JOIN support s ON s.edge_id = e.id`,
       [],
+    );
+  }
+
+  /**
+   * The words of the sentences that mention each entity on pages other than its home (kg_mentions.context, written by
+   * migration 0020's trigger), summed per home page and word, each other page counting a word at most
+   * `maxPerSource` times. `homes` pairs entity ids with the pages bearing their names, and whether the entity is
+   * visible; the visible count leaves out invisible entities and pages excluded from the knowledge graph.
+   */
+  contextTerms(homes: { nodeId: string; pageId: string; visible: boolean }[], maxPerSource: number): Promise<ContextRow[]> {
+    if (homes.length === 0) return Promise.resolve([]);
+    return withoutJit<ContextRow[]>(
+      this.dataSource,
+      `WITH homes AS MATERIALIZED (
+              SELECT DISTINCT h.node_id::bigint AS node_id, h.page_id::uuid AS page_id, h.visible FROM unnest($1::text[], $2::text[], $3::boolean[]) AS h(node_id, page_id, visible)),
+            per_source AS (
+              SELECT h.page_id, u.lexeme, least($4::int, sum(coalesce(array_length(u.positions, 1), 1)))::int AS count,
+                     bool_or(h.visible) AND NOT EXISTS (SELECT 1 FROM kg_excluded_pages e WHERE e.page_id = c.page_id) AS visible
+                FROM homes h JOIN kg_mentions m ON m.node_id = h.node_id
+                JOIN kg_content_chunks c ON c.id = m.chunk_id AND c.page_id <> h.page_id
+               CROSS JOIN LATERAL unnest(m.context) AS u
+               GROUP BY h.page_id, c.page_id, u.lexeme)
+       SELECT page_id::text AS "pageId", lexeme, sum(count)::int AS count, (coalesce(sum(count) FILTER (WHERE visible), 0))::int AS "visibleCount"
+         FROM per_source GROUP BY page_id, lexeme`,
+      [homes.map((h) => h.nodeId), homes.map((h) => h.pageId), homes.map((h) => h.visible), maxPerSource],
     );
   }
 }

@@ -3,6 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { KurateConfig } from '../config/kurate-config.js';
 import { EMBEDDED_POSTGRES } from '../db/database.module.js';
+import { buildContextIndex, MAX_COUNT_PER_SOURCE, type ContextIndex } from './entity-context.js';
 import { coMentionInformativeness, type NeighbourEdge } from './graph-proximity.js';
 import { NameDictionary, type NamedThing } from './query-names.js';
 import { SearchNamesRepository, type NeighbourRow } from './search-names.repository.js';
@@ -23,9 +24,11 @@ export interface SearchKnowledge {
   /** In how many chunks each entity is mentioned, and how many chunks mention any: an entity's rarity. */
   entityChunks: ReadonlyMap<string, number>;
   totalChunks: number;
+  /** What other pages say about each approved entity, as a field of the page bearing its name (entity-context.ts). */
+  context: ContextIndex;
 }
 
-function knowledgeOf(things: (NamedThing & { chunks: number })[], edges: NeighbourRow[], totalChunks: number): SearchKnowledge {
+function knowledgeOf(things: (NamedThing & { chunks: number })[], edges: NeighbourRow[], totalChunks: number, context: ContextIndex): SearchKnowledge {
   const neighbours = new Map<string, NeighbourEdge[]>();
   const chunks = new Map(things.filter((t) => t.kind === 'entity').map((t) => [t.id, t.chunks]));
   const add = (from: string, to: string, e: NeighbourRow) => {
@@ -40,7 +43,20 @@ function knowledgeOf(things: (NamedThing & { chunks: number })[], edges: Neighbo
     add(e.targetId, e.sourceId, e);
   }
   const entityTypes = new Map(things.filter((t) => t.kind === 'entity').map((t) => [t.id, t.type ?? '']));
-  return { dictionary: new NameDictionary(things), neighbours, entityTypes, entityChunks: chunks, totalChunks };
+  return { dictionary: new NameDictionary(things), neighbours, entityTypes, entityChunks: chunks, totalChunks, context };
+}
+
+/** Each approved entity's home pages: the live pages whose title or alias is one of the entity's names. */
+function homesOf(things: readonly (NamedThing & { visible: boolean })[]): { nodeId: string; pageId: string; visible: boolean }[] {
+  const pages = new NameDictionary(things.filter((t) => t.kind === 'page'));
+  const homes = new Map<string, { nodeId: string; pageId: string; visible: boolean }>();
+  for (const entity of things) {
+    if (entity.kind !== 'entity') continue;
+    for (const name of entity.names) {
+      for (const { target } of pages.named(name)) homes.set(`${entity.id} ${target.id}`, { nodeId: entity.id, pageId: target.id, visible: entity.visible });
+    }
+  }
+  return [...homes.values()];
 }
 
 /**
@@ -108,12 +124,18 @@ export class SearchNamesService implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async load(): Promise<{ visible: SearchKnowledge; all: SearchKnowledge }> {
-    const started = Date.now();
-    const [rows, edges, totalChunks] = [await this.repository.named(), await this.repository.neighbours(), await this.repository.mentioningChunks()];
+    const timed = async <T>(read: () => Promise<T>): Promise<[T, number]> => {
+      const started = Date.now();
+      return [await read(), Date.now() - started];
+    };
+    const [rows, namesMs] = await timed(() => this.repository.named());
+    const [edges, edgesMs] = await timed(() => this.repository.neighbours());
+    const [totalChunks] = await timed(() => this.repository.mentioningChunks());
     const things = rows.map((r) => ({ kind: r.kind, id: r.id, name: r.name, names: r.names, type: r.type ?? undefined, visible: r.visible, chunks: r.chunks }));
-    const visible = knowledgeOf(things.filter((t) => t.visible), edges.filter((e) => e.visible), totalChunks);
-    const all = knowledgeOf(things, edges, totalChunks);
-    this.logger.debug(`Names of ${rows.length} pages and entities, ${edges.length} edges read in ${Date.now() - started} ms`);
+    const [contexts, contextMs] = await timed(() => this.repository.contextTerms(homesOf(things), MAX_COUNT_PER_SOURCE));
+    const visible = knowledgeOf(things.filter((t) => t.visible), edges.filter((e) => e.visible), totalChunks, buildContextIndex(contexts.map((c) => ({ ...c, count: c.visibleCount }))));
+    const all = knowledgeOf(things, edges, totalChunks, buildContextIndex(contexts));
+    this.logger.debug(`Names of ${rows.length} pages and entities (${namesMs} ms), ${edges.length} edges (${edgesMs} ms), ${contexts.length} entity-context rows (${contextMs} ms) read`);
     return { visible, all };
   }
 

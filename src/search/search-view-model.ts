@@ -15,6 +15,7 @@ export function whyLines(hit: SearchHit): string[] {
   }
   if (e.linkedFrom.length > 0) lines.push(`Linked from result${e.linkedFrom.length === 1 ? '' : 's'} ${e.linkedFrom.map((r) => `#${r}`).join(', ')}: the answer may sit one link away.`);
   if (e.namedBy) lines.push(`The search names it: “${e.namedBy}”.`);
+  if (e.describedBy) lines.push(`Other pages describe its subject with your words: ${e.describedBy.words.join(', ')} (approved knowledge).`);
   if (e.terms.length > 0) lines.push(`Matched words: ${e.terms.map((t) => `${t.term} (+${t.contribution})`).join(', ')}.`);
   if (e.entities.length > 0) {
     lines.push(`Mentions: ${e.entities.map((x) => `${x.name} (${x.type}, ${x.hops === 0 ? 'named in the search' : `${x.hops} hop${x.hops === 1 ? '' : 's'} away`})`).join(', ')}.`);

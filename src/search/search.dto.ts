@@ -70,6 +70,12 @@ class SearchExplainEntityDto {
   @ApiProperty({ description: '0: the query names it; n: n approved edges away.' }) hops: number;
 }
 
+class SearchDescribedByDto {
+  @ApiProperty({ description: 'Rank among the pages whose entity other pages describe in the query\'s words.' }) rank: number;
+  @ApiProperty() score: number;
+  @ApiProperty({ type: [String], description: 'The reader\'s words those sentences hold.' }) words: string[];
+}
+
 class SearchExplanationDto {
   @ApiProperty({
     enum: ['lexical', 'vector', 'graph', 'linked', 'fuzzy-title'],
@@ -81,6 +87,12 @@ class SearchExplanationDto {
   @ApiProperty({ type: [SearchTermDto] }) terms: SearchTermDto[];
   @ApiProperty({ type: String, nullable: true, description: 'The query\'s words that name this page (its title or an alias, or an approved entity bearing its name).' }) namedBy: string | null;
   @ApiProperty({ type: [Number], description: 'For a page in a linked slot: the ranks of the best hits that link to it.' }) linkedFrom: number[];
+  @ApiProperty({
+    type: SearchDescribedByDto,
+    nullable: true,
+    description: 'What other pages say about the approved entity this page bears the name of, when their sentences hold the query\'s words (null: none).',
+  })
+  describedBy: SearchDescribedByDto | null;
   @ApiProperty({ type: [SearchExplainEntityDto] }) entities: SearchExplainEntityDto[];
 }
 

@@ -156,6 +156,17 @@ export class SearchRepository {
     return { hits: rows.map(({ total: _total, ...hit }) => hit), total: rows[0]?.total ?? 0 };
   }
 
+  /** The query's stems as the lexical ranker weighs them: 1 for the reader's words, `expansion.weight` for the others. */
+  async queryTerms(words: string, expansion: { words: string; weight: number } = { words: '', weight: 0 }): Promise<{ lexeme: string; weight: number }[]> {
+    return this.dataSource.query(
+      `SELECT x.lexeme, max(x.w)::float8 AS weight FROM (
+         SELECT u.lexeme, 1.0::float8 AS w FROM unnest(to_tsvector('english', $1)) u
+         UNION ALL SELECT u.lexeme, $3::float8 FROM unnest(to_tsvector('english', $2)) u WHERE $3::float8 > 0) x
+        GROUP BY x.lexeme`,
+      [words, expansion.words, expansion.weight],
+    );
+  }
+
   /**
    * Which of the reader's words each lexeme comes from (the first word that gives it), so that "why this result"
    * shows `configuring`, not `configur`.

@@ -9,7 +9,8 @@ import { rankPagesByEntities, walkNeighbours, type EntityReach } from './graph-p
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
 import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';
 import { understandQuery, type QueryUnderstanding } from './query-names.js';
-import { blendNamed, keepInTop, withGraphBonus } from './query-ranking.js';
+import { scoreContext, type ContextScore } from './entity-context.js';
+import { blendNamed, keepInTop, withContext, withGraphBonus } from './query-ranking.js';
 import { parseSearchQuery } from './search-query.js';
 import { SearchNamesService, type SearchKnowledge } from './search-names.service.js';
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
@@ -59,6 +60,11 @@ export interface SearchHitExplanation {
   namedBy: string | null;
   /** For a page in a linked slot: the ranks of the best hits that link to it. */
   linkedFrom: number[];
+  /**
+   * What other pages say about the approved entity this page bears the name of, when their sentences hold the
+   * query's words: the rank and score among such pages, and the reader's words they hold. Null: none.
+   */
+  describedBy: { rank: number; score: number; words: string[] } | null;
   /** Entities this page mentions that the graph reached from the query, with their distance in hops (0: named by it). */
   entities: { name: string; type: string; hops: number }[];
 }
@@ -134,6 +140,8 @@ export interface SearchOptions {
   /** Overrides how much naming a page's title or alias lifts it, and the weight of the other names searched for (0: off). */
   namedBoost?: number;
   expansionWeight?: number;
+  /** Overrides the weight of what other pages say about the entities pages are named by (0: off). */
+  contextWeight?: number;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -239,6 +247,15 @@ export class SearchService implements OnApplicationBootstrap {
     const lexicalRaw = weights.lexical > 0 ? await this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansion) : { hits: [], total: 0 };
     const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters) : new Map<string, number>();
     let blended = blendNamed(lexicalRaw.hits, named, namedBoost);
+    // The approved graph's anchor text: pages that other pages' sentences about their entity describe in these words.
+    const contextWeight = options.contextWeight ?? this.config.contextWeight;
+    let described: ContextScore[] = [];
+    if (contextWeight > 0 && weights.lexical > 0 && knowledge.context.size > 0) {
+      const scored = scoreContext(knowledge.context, await this.repository.queryTerms(words, expansion));
+      const allowed = await this.pagesAllowed(scored.slice(0, topN).map((c) => c.pageId), excluded, filters);
+      described = scored.filter((c) => allowed.has(c.pageId)).slice(0, topN);
+      blended = withContext(blended, described, contextWeight);
+    }
     // The pages the query names that lead the words' ranking: no other list may push them out of the first three.
     const protectedTop = blended.slice(0, 3).filter((b) => b.named > 0).map((b) => b.pageId);
     // The approved graph: the best candidates that mention the query's entities or their close neighbours move up.
@@ -286,9 +303,14 @@ export class SearchService implements OnApplicationBootstrap {
     const lexicalById = new Map<string, { hit: LexicalHit; rank: number }>(lexical.hits.map((hit, i) => [hit.pageId, { hit, rank: i + 1 }]));
     const vectorById = new Map((vector ?? []).map((v, i) => [v.pageId, { ...v, rank: i + 1 }]));
     const graphById = new Map((graph?.ranked ?? []).map((g, i) => [g.pageId, { ...g, rank: i + 1 }]));
+    const describedById = new Map(described.map((d, i) => [d.pageId, { ...d, rank: i + 1 }]));
     const cards = await this.repository.pageCards(shown.map((item) => ({ pageId: item.key, chunkId: vectorById.get(item.key)?.bestChunk.chunkId ?? null })), words, includeExcluded);
     const entityNames = options.explain && graph ? await this.namesOf(shown.flatMap((item) => graphById.get(item.key)?.nodeIds ?? [])) : new Map<string, EntityName>();
     const wordOf = options.explain ? await this.repository.wordsOfLexemes([...readerWords, ...understanding.expansion]) : new Map<string, string>();
+    const describedAs = (id: string) => {
+      const d = describedById.get(id);
+      return d ? { rank: d.rank, score: round(d.score), words: [...new Set(d.lexemes.map((l) => wordOf.get(l) ?? l))] } : null;
+    };
 
     let hits: SearchHit[] = cards.map((card, i) => {
       const item = shown[i];
@@ -320,6 +342,7 @@ export class SearchService implements OnApplicationBootstrap {
           terms: (lex?.hit.terms ?? []).map((t) => ({ term: wordOf.get(t.term) ?? t.term, lexeme: t.term, contribution: t.contribution })),
           namedBy: understanding.namedBy.get(item.key) ?? null,
           linkedFrom: linkedFrom.get(item.key) ?? [],
+          describedBy: describedAs(item.key),
           entities: (gr?.nodeIds ?? [])
             .map((id) => ({ id, name: entityNames.get(id), hops: graph!.reached.get(id)!.hops }))
             .filter((e): e is { id: string; name: EntityName; hops: number } => e.name !== undefined)
@@ -350,7 +373,7 @@ export class SearchService implements OnApplicationBootstrap {
           sectionUrl: pageUrl(s.slug),
           section: [],
           ...(options.explain
-            ? { explain: { source: 'fuzzy-title' as const, rank: i + 1, lists: { lexical: null, vector: null, graph: null }, terms: [], namedBy: null, linkedFrom: [], entities: [] } }
+            ? { explain: { source: 'fuzzy-title' as const, rank: i + 1, lists: { lexical: null, vector: null, graph: null }, terms: [], namedBy: null, linkedFrom: [], describedBy: null, entities: [] } }
             : {}),
         }));
         const fuzzySlugs = new Set(fuzzy.map((h) => h.slug));
@@ -381,11 +404,16 @@ export class SearchService implements OnApplicationBootstrap {
    * strongly the query names each.
    */
   private async namedPages(understanding: QueryUnderstanding, excluded: string, filters: SearchFilters): Promise<Map<string, number>> {
-    const ids = [...understanding.namedPages.keys()];
-    if (ids.length === 0) return new Map();
+    const allowed = await this.pagesAllowed([...understanding.namedPages.keys()], excluded, filters);
+    return new Map([...understanding.namedPages].filter(([id]) => allowed.has(id)));
+  }
+
+  /** Of these live pages, those that pass the filters and hold none of the `-excluded` words. */
+  private async pagesAllowed(ids: string[], excluded: string, filters: SearchFilters): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
     const passing = await this.repository.pagesMatching(ids, filters);
     const unwanted = await this.repository.pagesWithWords(ids, excluded);
-    return new Map([...understanding.namedPages].filter(([id]) => passing.has(id) && !unwanted.has(id)));
+    return new Set(ids.filter((id) => passing.has(id) && !unwanted.has(id)));
   }
 
   /**
