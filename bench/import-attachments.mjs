@@ -43,7 +43,7 @@ const { values: opt } = parseArgs({
 if (opt.help) {
   console.log(`node bench/import-attachments.mjs [options]   (after npm run build)
   --pages N        pages (the Foam docs replicated; default 500)
-  --files N        attachments, embedded by the pages (default 300)
+  --files N        attachments, embedded by the pages (default 300; 0: the pages alone, as a baseline)
   --max-kb N       the largest file in KB; sizes spread from 1 KB to it (default 256)
   --setups LIST    of ${SETUPS.join(', ')} (default embedded-local,postgres-local,postgres-database)
   --no-write       print the report without appending it to bench/RESULTS.md`);
@@ -88,7 +88,8 @@ async function writeVault(dir) {
     bytes += size;
   }
   const pages = (await readdir(dir, { recursive: true })).filter((f) => f.endsWith('.md')).sort();
-  for (let i = 0; i < pages.length; i++) {
+  // --files 0: the same pages without embeds, a baseline measured the same way.
+  for (let i = 0; i < pages.length && names.length > 0; i++) {
     const file = path.join(dir, pages[i]);
     await writeFile(file, `${await readFile(file, 'utf8')}\n\n![[${names[i % names.length]}]]\n`);
   }
@@ -185,7 +186,7 @@ const report = [
   `## ${new Date().toISOString().slice(0, 10)} — import of a vault with attachments (issue 19; bench/import-attachments.mjs)`,
   '',
   `Machine: ${machine.cpuModel}, ${machine.nproc} cores, ${machine.memory}, Node ${machine.node}; load average at the end ${load} (the machine is shared with other sessions).`,
-  `Vault: the Foam docs replicated to ${PAGES} pages, each embedding one of ${FILES} files (PNG, PDF and WAV, 1–${MAX_KB} KB, in four folders). \`bin/kurate import\` uploads the files first (four requests in flight), then the pages in batches.`,
+  `Vault: the Foam docs replicated to ${PAGES} pages, ${FILES > 0 ? `each embedding one of ${FILES} files` : 'without attachments (a baseline; the LICENSE file is the one attachment)'} (PNG, PDF and WAV, 1–${MAX_KB} KB, in four folders). \`bin/kurate import\` uploads the files first (four requests in flight), then the pages in batches.`,
   '',
   '| setup (database, store) | pages | pages/s | files | MB | MB/s | files/s | whole CLI run | files among wanted pages |',
   '|---|---|---|---|---|---|---|---|---|',

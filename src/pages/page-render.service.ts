@@ -29,7 +29,7 @@ export class PageRenderService {
     const cacheKey = `${page.id}:${page.version}:${outbound.map((l) => `${l.targetKey}=${l.page?.slug ?? ''}/${l.page?.title ?? ''}`).join('|')}:${[...files].map(([target, f]) => `${target}=${f.url}/${f.mediaType}/${f.sizeBytes}`).join('|')}`;
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
-    const rendered = this.renderer.render(parseFrontmatter(page.body).body, (link) => resolved.get(link.key) ?? null, (target) => files.get(target) ?? null);
+    const rendered = this.renderer.render(parseFrontmatter(page.body).body, (link) => resolved.get(link.key) ?? null, { resolveFile: (target) => files.get(target) ?? null });
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(cacheKey, rendered);
     return rendered;
@@ -40,6 +40,6 @@ export class PageRenderService {
     const { body: markdown } = parsePageSource(body);
     const keys = [...new Set(extractLinks(markdown).map((link) => link.key))];
     const [targets, files] = await Promise.all([this.links.resolveKeys(keys), this.files.resolve(extractFileTargets(markdown))]);
-    return this.renderer.render(markdown, (link) => targets.get(link.key) ?? null, (target) => files.get(target) ?? null);
+    return this.renderer.render(markdown, (link) => targets.get(link.key) ?? null, { resolveFile: (target) => files.get(target) ?? null });
   }
 }

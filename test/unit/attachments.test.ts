@@ -92,7 +92,7 @@ describe('file references in Markdown', () => {
     const html = renderer.render(
       '![[x" onerror="alert(1).png|"><script>alert(2)</script>]]\n\n![[a.pdf]]\n\n<iframe src="https://evil.example/"></iframe>\n\n<iframe src="/admin/users"></iframe>\n\n<iframe src="/files/a.pdf" onload="alert(3)"></iframe>\n\n<video src="javascript:alert(4)"></video>',
       () => null,
-      (target) => files[target] ?? null,
+      { resolveFile: (target) => files[target] ?? null },
     ).html;
     expect(html).not.toMatch(/<script|onerror=|onload=|javascript:/i);
     expect(html).not.toContain('evil.example');

@@ -29,6 +29,11 @@ interface RenderEnv extends Env {
   resolveFile: ResolveFile;
 }
 
+export interface RenderOptions {
+  /** Stored files the text references (attachments), by normalised target; none when absent. */
+  resolveFile?: ResolveFile;
+}
+
 type Attributes = [name: string, value: string][];
 
 const TOC_LEVELS = { min: 2, max: 4 };
@@ -82,8 +87,8 @@ export class MarkdownRenderer {
   }
 
   /** Renders a page body (frontmatter already removed) to sanitised HTML plus its h2–h4 outline. */
-  render(body: string, resolve: ResolveLink, resolveFile: ResolveFile = () => null): RenderedMarkdown {
-    const env: RenderEnv = { resolve, resolveFile };
+  render(body: string, resolve: ResolveLink, options: RenderOptions = {}): RenderedMarkdown {
+    const env: RenderEnv = { resolve, resolveFile: options.resolveFile ?? (() => null) };
     const tokens = this.md.parse(body, env);
     const html = this.md.renderer.render(tokens, this.md.options, env);
     return { html: sanitizeHtml(html, SANITIZE_OPTIONS), toc: tableOfContents(tokens) };
