@@ -138,22 +138,33 @@ export class AttachmentsRepository {
 
   // ── References (page_file_refs) ──
 
-  refsOfPage(pageId: string, db: EntityManager): Promise<FileRef[]> {
-    return db.query(
-      `SELECT target, name_key AS "nameKey", attachment_id AS "attachmentId", added_version AS "addedVersion"
-         FROM page_file_refs WHERE page_id = $1`,
-      [pageId],
+  /**
+   * Makes a page's references exactly these (one statement): gone ones deleted, new ones added with this version,
+   * kept ones keep the version that added them.
+   */
+  async replaceRefs(pageId: string, refs: Omit<FileRef, 'addedVersion'>[], version: number, db: EntityManager): Promise<void> {
+    if (refs.length === 0) {
+      await db.query('DELETE FROM page_file_refs WHERE page_id = $1', [pageId]);
+      return;
+    }
+    await db.query(
+      `WITH gone AS (DELETE FROM page_file_refs WHERE page_id = $1 AND NOT (target = ANY($2::text[])))
+       INSERT INTO page_file_refs AS r (page_id, target, name_key, attachment_id, added_version)
+       SELECT $1, n.target, n.name_key, n.attachment_id, $5
+         FROM unnest($2::text[], $3::text[], $4::uuid[]) AS n(target, name_key, attachment_id)
+       ON CONFLICT (page_id, target) DO UPDATE SET attachment_id = EXCLUDED.attachment_id`,
+      [pageId, refs.map((r) => r.target), refs.map((r) => r.nameKey), refs.map((r) => r.attachmentId), version],
     );
   }
 
-  async replaceRefs(pageId: string, refs: FileRef[], db: EntityManager): Promise<void> {
-    await db.query('DELETE FROM page_file_refs WHERE page_id = $1', [pageId]);
-    if (refs.length === 0) return;
+  /** The file each wikilink of a page reached, by the target the Page Graph stores for it (one statement). */
+  async setPageLinkAttachments(pageId: string, links: { target: string; attachmentId: string | null }[], db: EntityManager): Promise<void> {
+    if (links.length === 0) return;
     await db.query(
-      `INSERT INTO page_file_refs (page_id, target, name_key, attachment_id, added_version)
-       SELECT $1, r.target, r.name_key, r.attachment_id, r.added_version
-         FROM unnest($2::text[], $3::text[], $4::uuid[], $5::int[]) AS r(target, name_key, attachment_id, added_version)`,
-      [pageId, refs.map((r) => r.target), refs.map((r) => r.nameKey), refs.map((r) => r.attachmentId), refs.map((r) => r.addedVersion)],
+      `UPDATE page_links l SET resolved_attachment_id = u.attachment_id
+         FROM unnest($2::text[], $3::uuid[]) AS u(target, attachment_id)
+        WHERE l.from_page_id = $1 AND l.target = u.target AND l.resolved_attachment_id IS DISTINCT FROM u.attachment_id`,
+      [pageId, links.map((l) => l.target), links.map((l) => l.attachmentId)],
     );
   }
 

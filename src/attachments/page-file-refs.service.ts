@@ -1,11 +1,11 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { extractFileTargets, fileTargetOf, type ResolvedFile } from '../pages/markdown/file-embeds.js';
+import { extractFileReferences, fileTargetOf, type ResolvedFile } from '../pages/markdown/file-embeds.js';
 import { parseFrontmatter } from '../pages/markdown/frontmatter.js';
 import { PageFiles, type PageFile, type PageFileSource } from '../pages/page-files.js';
 import { PageSaveHooks, type PageSavedEvent, type PageSaveListener } from '../pages/page-save-hooks.js';
 import { fileUrlOf, nameKeyOf, pickFile } from './attachment-paths.js';
-import { AttachmentsRepository, type AttachmentRow, type FileRef } from './attachments.repository.js';
+import { AttachmentsRepository, type AttachmentRow } from './attachments.repository.js';
 
 // Advisory-lock namespace for file names (any constant): a page save and an upload of a file it names take turns,
 // so a reference saved at the moment its file arrives is still resolved.
@@ -32,21 +32,20 @@ export class PageFileRefsService implements PageSaveListener, PageFileSource, On
   async onPageSaved({ page, change }: PageSavedEvent, tx: EntityManager): Promise<void> {
     // A page in the trash keeps its references: they are what keeps its files from readers (docs/attachments.md).
     if (change === 'deleted') return;
-    const targets = extractFileTargets(parseFrontmatter(page.body).body);
-    const existing = await this.attachments.refsOfPage(page.id, tx);
-    if (targets.length === 0 && existing.length === 0) return;
+    const references = extractFileReferences(parseFrontmatter(page.body).body);
+    const targets = [...new Set(references.map((reference) => reference.target))];
+    if (targets.length === 0) {
+      await this.attachments.replaceRefs(page.id, [], page.version, tx);
+      return;
+    }
     const nameKeys = [...new Set(targets.map(nameKeyOf))];
     await this.lockNames(nameKeys, tx);
     const candidates = await this.attachments.findByNameKeys(nameKeys, tx);
-    const addedIn = new Map(existing.map((ref) => [ref.target, ref.addedVersion]));
-    const refs: FileRef[] = targets.map((target) => ({
-      target,
-      nameKey: nameKeyOf(target),
-      attachmentId: pickFile(target, candidates)?.id ?? null,
-      addedVersion: addedIn.get(target) ?? page.version,
-    }));
-    await this.attachments.replaceRefs(page.id, refs, tx);
-    await this.linkWikilinks([page.id], new Map(refs.map((ref) => [`${page.id}\n${ref.target}`, ref.attachmentId])), tx);
+    const reached = new Map(targets.map((target) => [target, pickFile(target, candidates)?.id ?? null]));
+    await this.attachments.replaceRefs(page.id, targets.map((target) => ({ target, nameKey: nameKeyOf(target), attachmentId: reached.get(target)! })), page.version, tx);
+    const links = new Map<string, string | null>();
+    for (const { target, wikilinkTarget } of references) if (wikilinkTarget !== null) links.set(wikilinkTarget, reached.get(target)!);
+    await this.attachments.setPageLinkAttachments(page.id, [...links].map(([target, attachmentId]) => ({ target, attachmentId })), tx);
   }
 
   /**

@@ -72,23 +72,39 @@ export function embedKindOf(mediaType: string): FileEmbedKind {
 
 const refParser = createMarkdownParser();
 
-/** Every file a page body references (wikilinks and embeds, images, Markdown links), distinct, in document order. */
-export function extractFileTargets(markdownBody: string): string[] {
-  const targets = new Set<string>();
-  for (const block of refParser.parse(markdownBody, {})) {
-    for (const token of block.children ?? []) {
-      const target = referenceOf(token);
-      if (target) targets.add(target);
-    }
-  }
-  return [...targets];
+/** A reference to what may be a file: the normalised target, and for a wikilink the target as written. */
+export interface FileReference {
+  target: string;
+  /** The wikilink's target as the Page Graph stores it (`page_links.target`); null for images and Markdown links. */
+  wikilinkTarget: string | null;
 }
 
-function referenceOf(token: Token): string | null {
-  if (token.type === 'wikilink') return fileTargetOf(wikilinkOf(token).target, { percentEncoded: false });
-  if (token.type === 'image') return fileTargetOf(String(token.attrGet('src') ?? ''), { percentEncoded: true });
-  if (token.type === 'link_open') return fileTargetOf(String(token.attrGet('href') ?? ''), { percentEncoded: true });
-  return null;
+/** Every file reference in a page body (wikilinks and embeds, images, Markdown links), in document order, with repeats. */
+export function extractFileReferences(markdownBody: string): FileReference[] {
+  const references: FileReference[] = [];
+  for (const block of refParser.parse(markdownBody, {})) {
+    for (const token of block.children ?? []) {
+      const reference = referenceOf(token);
+      if (reference) references.push(reference);
+    }
+  }
+  return references;
+}
+
+/** Every file a page body references, distinct, in document order. */
+export function extractFileTargets(markdownBody: string): string[] {
+  return [...new Set(extractFileReferences(markdownBody).map((reference) => reference.target))];
+}
+
+function referenceOf(token: Token): FileReference | null {
+  if (token.type === 'wikilink') {
+    const written = wikilinkOf(token).target;
+    const target = fileTargetOf(written, { percentEncoded: false });
+    return target === null ? null : { target, wikilinkTarget: written };
+  }
+  const raw = token.type === 'image' ? token.attrGet('src') : token.type === 'link_open' ? token.attrGet('href') : null;
+  const target = raw === null ? null : fileTargetOf(String(raw), { percentEncoded: true });
+  return target === null ? null : { target, wikilinkTarget: null };
 }
 
 /**
