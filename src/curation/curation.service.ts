@@ -84,6 +84,28 @@ export class CurationService {
     });
   }
 
+  /**
+   * Adds a synonym (an alias): search then understands a query naming it as naming this entity (docs/search.md). One
+   * journaled, audited and undoable edit, like any other; a name it already has changes nothing.
+   */
+  async addSynonym(id: string, synonym: string, origin: RequestOrigin): Promise<ActionResult & { entity: EntityRow }> {
+    const entity = await this.entities.get(id);
+    if (!entity) throw ReviewErrors.notFound(`Entity ${id}`);
+    const name = synonym.trim();
+    if (!name) throw ReviewErrors.invalid('A synonym may not be empty.');
+    return this.updateEntity(id, { aliases: [...entity.aliases, name] }, origin);
+  }
+
+  /** Removes a synonym (compared without regard to case); one that the entity does not have is a 404. */
+  async removeSynonym(id: string, synonym: string, origin: RequestOrigin): Promise<ActionResult & { entity: EntityRow }> {
+    const entity = await this.entities.get(id);
+    if (!entity) throw ReviewErrors.notFound(`Entity ${id}`);
+    const key = synonym.trim().toLowerCase();
+    const kept = entity.aliases.filter((a) => a.toLowerCase() !== key);
+    if (kept.length === entity.aliases.length) throw ReviewErrors.notFound(`The synonym “${synonym.trim()}” of entity ${id}`);
+    return this.updateEntity(id, { aliases: kept }, origin);
+  }
+
   /** What deleting the entity takes with it (for the confirmation). */
   async deleteImpact(id: string): Promise<{ entity: EntityRow; impact: DeleteImpact }> {
     const entity = await this.entities.get(id);

@@ -8,7 +8,7 @@ import { Origin } from '../auth/request-origin.decorator.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { CurationService } from './curation.service.js';
 import {
-  CreateEdgeDto, CreateEntityDto, DeleteEdgeDto, DeleteEntityDto, EntityListQueryDto, MergeEntityDto, UpdateEdgeDto, UpdateEntityDto,
+  CreateEdgeDto, CreateEntityDto, DeleteEdgeDto, DeleteEntityDto, EntityListQueryDto, MergeEntityDto, SynonymDto, UpdateEdgeDto, UpdateEntityDto,
 } from './dto/curation.dto.js';
 import { EntityPagesService } from './entity-pages.service.js';
 import { ReviewIdPipe } from '../admin/review-id.pipe.js';
@@ -67,6 +67,22 @@ export class EntitiesApiController {
   @ApiConflictResponse({ description: 'Another entity has that name and type (merge instead).' })
   update(@Param('id', ReviewIdPipe) id: string, @Body() dto: UpdateEntityDto, @Origin() origin: RequestOrigin) {
     return this.curation.updateEntity(id, dto, origin);
+  }
+
+  @Post('entities/:id/synonyms')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Adds a synonym (alias): search understands it as naming this entity; audited and undoable' })
+  @ApiParam(ENTITY)
+  addSynonym(@Param('id', ReviewIdPipe) id: string, @Body() dto: SynonymDto, @Origin() origin: RequestOrigin) {
+    return this.curation.addSynonym(id, dto.name, origin);
+  }
+
+  @Delete('entities/:id/synonyms/:name')
+  @ApiOperation({ summary: 'Removes a synonym (case does not matter); audited and undoable' })
+  @ApiParam(ENTITY)
+  @ApiParam({ name: 'name', description: 'The synonym to remove.' })
+  removeSynonym(@Param('id', ReviewIdPipe) id: string, @Param('name') name: string, @Origin() origin: RequestOrigin) {
+    return this.curation.removeSynonym(id, name, origin);
   }
 
   @Delete('entities/:id')

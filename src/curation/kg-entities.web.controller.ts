@@ -85,6 +85,18 @@ export class KgEntitiesWebController {
     );
   }
 
+  @Post('entities/:id/synonyms')
+  @HttpCode(200)
+  async addSynonym(@Param('id', ReviewIdPipe) id: string, @Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    await this.synonymAction(res, id, () => this.curation.addSynonym(id, fieldText(form, 'name'), origin));
+  }
+
+  @Post('entities/:id/synonyms/remove')
+  @HttpCode(200)
+  async removeSynonym(@Param('id', ReviewIdPipe) id: string, @Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    await this.synonymAction(res, id, () => this.curation.removeSynonym(id, fieldText(form, 'name'), origin));
+  }
+
   @Get('entities/:id/delete')
   async deleteConfirm(@Param('id', ReviewIdPipe) id: string, @Res() res: Response) {
     await this.renderDelete(res, 200, id, null);
@@ -207,6 +219,18 @@ export class KgEntitiesWebController {
     });
   }
 
+  /** Runs a synonym edit and shows the entity again: with its undo notice, or with the error and a 4xx. */
+  private async synonymAction(res: Response, id: string, act: () => Promise<{ actionId: string }>) {
+    await showingUserErrors(
+      res,
+      async () => {
+        const result = await act();
+        res.redirect(303, withParams(entityHref(id), { done: result.actionId }));
+      },
+      (status, message) => this.renderEntity(res, status, id, 1, { error: message }),
+    );
+  }
+
   private async renderEntity(res: Response, status: number, id: string, passagePage: number, extra: { done?: unknown; error?: string; edgeForm?: { other: string; predicate: string; outgoing: boolean } }) {
     const page = await this.pages.page(id, passagePage);
     const predicates = [...new Set([...page.out, ...page.in].map((e) => e.predicate))].sort();
@@ -232,6 +256,7 @@ export class KgEntitiesWebController {
       editHref: `${entityHref(id)}/edit`,
       deleteHref: `${entityHref(id)}/delete`,
       mergeHref: `${entityHref(id)}/merge`,
+      synonymsHref: `${entityHref(id)}/synonyms`,
       edgeForm: extra.edgeForm ?? { other: '', predicate: 'related_to', outgoing: true },
       edgePredicateOptions: predicateOptions(extra.edgeForm?.predicate ?? 'related_to'),
     });

@@ -188,10 +188,10 @@ export class AdminTools {
     defineTool(server, {
       name: 'curate_nodes',
       title: 'Create, edit, delete, merge entities; undo',
-      description: 'Changes the approved graph\'s entities as the web curation pages do, each one undoable action: "create" (name, type, aliases, description; origin manual), "update" (id and the fields to change), "delete" (id; reject: true also rejects its signature), "merge" (id into intoId: aliases united, edges and mentions re-pointed), "undo" (actionId of any earlier review action).',
+      description: 'Changes the approved graph\'s entities as the web curation pages do, each one undoable action: "create" (name, type, aliases, description; origin manual), "update" (id and the fields to change), "delete" (id; reject: true also rejects its signature), "merge" (id into intoId: aliases united, edges and mentions re-pointed), "add_synonym" / "remove_synonym" (id and synonym: another name search understands as naming the entity), "undo" (actionId of any earlier review action).',
       effect: 'destructive',
       input: {
-        operation: z.enum(['create', 'update', 'delete', 'merge', 'undo']),
+        operation: z.enum(['create', 'update', 'delete', 'merge', 'add_synonym', 'remove_synonym', 'undo']),
         id: entityIdInput().optional(),
         intoId: entityIdInput().optional(),
         actionId: entityIdInput('action').optional(),
@@ -199,11 +199,12 @@ export class AdminTools {
         type: z.string().min(1).max(100).optional(),
         aliases: z.array(z.string().max(200)).max(100).optional(),
         description: z.string().max(2000).optional(),
+        synonym: z.string().min(1).max(200).optional(),
         reject: z.boolean().optional(),
         reason: z.string().max(1000).optional(),
       },
       output: { ...actionOutcome, entity: nodeSchema.nullable() },
-    }, async ({ operation, id, intoId, actionId, name, type, aliases, description, reject, reason }) => {
+    }, async ({ operation, id, intoId, actionId, name, type, aliases, description, synonym, reject, reason }) => {
       const need = <T>(value: T | undefined, what: string): T => {
         if (value === undefined) throw invalidArgument(`${operation} needs \`${what}\`.`);
         return value;
@@ -226,6 +227,12 @@ export class AdminTools {
         case 'merge': {
           const { actionId: done, summary, entity, ...details } = await this.curation.merge(need(id, 'id'), need(intoId, 'intoId'), origin);
           return { actionId: done, summary, entity: entityOf(entity), details };
+        }
+        case 'add_synonym':
+        case 'remove_synonym': {
+          const act = operation === 'add_synonym' ? this.curation.addSynonym.bind(this.curation) : this.curation.removeSynonym.bind(this.curation);
+          const { actionId: done, summary, entity } = await act(need(id, 'id'), need(synonym, 'synonym'), origin);
+          return { actionId: done, summary, entity: entityOf(entity), details: {} };
         }
         case 'undo': {
           const { summary, ...details } = await this.undo.undo(need(actionId, 'actionId'), origin);

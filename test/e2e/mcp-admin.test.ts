@@ -99,6 +99,10 @@ describe('/admin-mcp tools', () => {
     const other = await call<{ entity: { id: string } }>('curate_nodes', { operation: 'create', name: 'Agent Made Twin', type: 'technology' });
     const updated = await call<{ entity: { aliases: string[] } }>('curate_nodes', { operation: 'update', id: created.entity.id, aliases: ['AMT'] });
     expect(updated.entity.aliases).toEqual(['AMT']);
+    const withSynonym = await call<{ entity: { aliases: string[] } }>('curate_nodes', { operation: 'add_synonym', id: created.entity.id, synonym: 'Agent Tool' });
+    expect(withSynonym.entity.aliases).toEqual(['AMT', 'Agent Tool']);
+    const without = await call<{ entity: { aliases: string[] } }>('curate_nodes', { operation: 'remove_synonym', id: created.entity.id, synonym: 'agent tool' });
+    expect(without.entity.aliases).toEqual(['AMT']);
 
     const edge = await call<{ details: { edge: { id: string } } }>('curate_edges', { operation: 'create', sourceId: created.entity.id, targetId: other.entity.id, predicate: 'related_to' });
     const edgeId = edge.details.edge.id;

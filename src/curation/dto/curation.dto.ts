@@ -89,6 +89,15 @@ export class UpdateEntityDto {
   description?: string;
 }
 
+export class SynonymDto {
+  @ApiProperty({ maxLength: MAX_NAME, description: 'Another name of the entity: a query naming it names the entity.' })
+  @Transform(trimmed)
+  @IsString({ message: 'name is required' })
+  @MinLength(1, { message: 'name may not be empty' })
+  @MaxLength(MAX_NAME)
+  name: string;
+}
+
 export class DeleteEntityDto {
   @ApiPropertyOptional({ default: false, description: 'Only say what would be deleted.' })
   @IsOptional()
