@@ -102,6 +102,8 @@ export class AttachmentsService {
         return outcome;
       });
     } catch (error) {
+      // Refused (a taken path, say): the bytes stored first go again unless another file has them.
+      await this.forgetContent(sha256);
       if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
         throw new DomainException(DomainErrorCode.PathTaken, `Another upload stored a file as "${path}" at the same moment; try again.`, { path });
       }

@@ -94,6 +94,11 @@ describe('attachments over REST', () => {
     expect(renamed.body).toMatchObject({ path: 'conflict/same 1.png', mediaType: 'audio/wav' });
     const refused = await upload(PDF, 'same.png', { path: 'conflict/same.png', onConflict: 'fail' }).expect(409);
     expect(refused.body).toMatchObject({ code: 'path_taken', path: 'conflict/same.png' });
+    // The refused upload's bytes were not kept (no other file has them).
+    const unique = Buffer.concat([PDF, Buffer.from('only here')]);
+    await upload(unique, 'same.png', { path: 'conflict/same.png', onConflict: 'fail' }).expect(409);
+    const sha = (await import('node:crypto')).createHash('sha256').update(unique).digest('hex');
+    expect(await t.dataSource.query('SELECT 1 FROM attachment_blobs WHERE sha256 = $1', [sha])).toEqual([]);
     const replaced = await upload(PDF, 'same.png', { path: 'conflict/same.png', onConflict: 'replace' }).expect(200);
     expect(replaced.body).toMatchObject({ path: 'conflict/same.png', status: 'updated', mediaType: 'application/pdf' });
     // Paths are one whatever their letter case (an export to macOS or Windows would make them one file).
