@@ -60,6 +60,13 @@ const COLUMNS = `a.id, a.path, a.name_key AS "nameKey", a.media_type AS "mediaTy
 // page references (an upload not yet used, a vault's loose file); admins everything, also what only trashed pages use.
 const LIVE_REFERENCE = `EXISTS (SELECT 1 FROM page_file_refs r JOIN pages p ON p.id = r.page_id WHERE r.attachment_id = a.id AND p.deleted_at IS NULL)`;
 const ANY_REFERENCE = `EXISTS (SELECT 1 FROM page_file_refs r WHERE r.attachment_id = a.id)`;
+/** The audience an actor belongs to. */
+export function audienceOf(actor: { role: string | null }): FileAudience {
+  if (actor.role === 'admin') return 'admin';
+  if (actor.role === 'author') return 'author';
+  return 'reader';
+}
+
 export function visibleTo(audience: FileAudience): string {
   if (audience === 'admin') return 'true';
   if (audience === 'author') return `(${LIVE_REFERENCE} OR NOT ${ANY_REFERENCE})`;
@@ -87,10 +94,10 @@ export class AttachmentsRepository {
     return rows[0] ?? null;
   }
 
-  /** Candidates for link resolution: every file with one of these names (lower case). */
-  findByNameKeys(nameKeys: string[], db: EntityManager = this.dataSource.manager): Promise<AttachmentRow[]> {
+  /** Candidates for link resolution: every file with one of these names (lower case), or those an audience may see. */
+  findByNameKeys(nameKeys: string[], db: EntityManager = this.dataSource.manager, audience: FileAudience = 'admin'): Promise<AttachmentRow[]> {
     if (nameKeys.length === 0) return Promise.resolve([]);
-    return db.query(`SELECT ${COLUMNS} FROM attachments a WHERE a.name_key = ANY($1::text[])`, [nameKeys]);
+    return db.query(`SELECT ${COLUMNS} FROM attachments a WHERE a.name_key = ANY($1::text[]) AND ${visibleTo(audience)}`, [nameKeys]);
   }
 
   async insert(write: AttachmentWrite, actor: string, db: EntityManager): Promise<AttachmentRow> {

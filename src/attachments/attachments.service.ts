@@ -10,7 +10,7 @@ import { PageChangeFeed } from '../pages/page-change-feed.js';
 import { PageFiles, type PageFile } from '../pages/page-files.js';
 import { PagesService } from '../pages/pages.service.js';
 import { checkedAttachmentPath, nameKeyOf, numberedPath } from './attachment-paths.js';
-import { AttachmentsRepository, type AttachmentRow, type FileAudience, type ListedAttachment } from './attachments.repository.js';
+import { AttachmentsRepository, audienceOf, type AttachmentRow, type ListedAttachment } from './attachments.repository.js';
 import { sniffMediaType } from './content-type.js';
 import { PageFileRefsService } from './page-file-refs.service.js';
 import { ATTACHMENT_STORE, type AttachmentStore } from './stores/attachment-store.js';
@@ -171,11 +171,6 @@ export class AttachmentsService {
   }
 }
 
-export function audienceOf(actor: Actor): FileAudience {
-  if (actor.role === 'admin') return 'admin';
-  if (actor.role === 'author') return 'author';
-  return 'reader';
-}
 
 function uniqueByPath(files: PageFile[]): PageFile[] {
   const seen = new Map<string, PageFile>();

@@ -38,7 +38,7 @@ export class AttachmentsWebController {
     const typed = { title: fieldText(form, 'title'), body: fieldText(form, 'body'), message: fieldText(form, 'message'), baseVersion: Number(fieldText(form, 'baseVersion')) || 0 };
     const page = typeof pageSlug === 'string' && pageSlug !== '' ? await this.pages.get(pageSlug) : null;
     const show = async (status: number, body: string, options: { error?: DomainException; notice?: string }) => {
-      const previewHtml = await this.renderer.preview(body).then((r) => r.html, () => null);
+      const previewHtml = await this.renderer.preview(body, actor).then((r) => r.html, () => null);
       const error = options.error ? formError(options.error, body) : null;
       if (page) {
         res.status(status).render('page-edit', editFormModel(page, { body, baseVersion: typed.baseVersion || page.version, message: typed.message }, previewHtml, error, options.notice ?? null));

@@ -1,11 +1,12 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { Actor } from '../auth/actor.js';
 import type { EntityManager } from 'typeorm';
 import { extractFileReferences, fileTargetOf, type ResolvedFile } from '../pages/markdown/file-embeds.js';
 import { parseFrontmatter } from '../pages/markdown/frontmatter.js';
 import { PageFiles, type PageFile, type PageFileSource } from '../pages/page-files.js';
 import { PageSaveHooks, type PageSavedEvent, type PageSaveListener } from '../pages/page-save-hooks.js';
 import { fileUrlOf, nameKeyOf, pickFile } from './attachment-paths.js';
-import { AttachmentsRepository, type AttachmentRow } from './attachments.repository.js';
+import { AttachmentsRepository, audienceOf, type AttachmentRow } from './attachments.repository.js';
 
 // Advisory-lock namespace for file names (any constant): a page save and an upload of a file it names take turns,
 // so a reference saved at the moment its file arrives is still resolved.
@@ -81,8 +82,8 @@ export class PageFileRefsService implements PageSaveListener, PageFileSource, On
     return new Map(rows.map((row) => [row.target, { ...resolvedFile(row), addedInVersion: row.addedVersion }]));
   }
 
-  async resolve(targets: string[]): Promise<Map<string, ResolvedFile>> {
-    const candidates = await this.attachments.findByNameKeys([...new Set(targets.map(nameKeyOf))]);
+  async resolve(targets: string[], viewer: Actor): Promise<Map<string, ResolvedFile>> {
+    const candidates = await this.attachments.findByNameKeys([...new Set(targets.map(nameKeyOf))], undefined, audienceOf(viewer));
     const files = new Map<string, ResolvedFile>();
     for (const target of targets) {
       const file = pickFile(target, candidates);

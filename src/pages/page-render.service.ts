@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Actor } from '../auth/actor.js';
 import { parseFrontmatter } from './markdown/frontmatter.js';
 import { parsePageSource } from './page-source.js';
 import { MarkdownRenderer, type RenderedMarkdown, type ResolvedTarget } from './markdown/markdown-renderer.js';
@@ -35,11 +36,11 @@ export class PageRenderService {
     return rendered;
   }
 
-  /** Live preview of unsaved text: links resolve against the pages that exist now. */
-  async preview(body: string): Promise<RenderedMarkdown> {
+  /** Live preview of unsaved text: links resolve against the pages that exist now, files against those `viewer` may read. */
+  async preview(body: string, viewer: Actor): Promise<RenderedMarkdown> {
     const { body: markdown } = parsePageSource(body);
     const keys = [...new Set(extractLinks(markdown).map((link) => link.key))];
-    const [targets, files] = await Promise.all([this.links.resolveKeys(keys), this.files.resolve(extractFileTargets(markdown))]);
+    const [targets, files] = await Promise.all([this.links.resolveKeys(keys), this.files.resolve(extractFileTargets(markdown), viewer)]);
     return this.renderer.render(markdown, (link) => targets.get(link.key) ?? null, { resolveFile: (target) => files.get(target) ?? null });
   }
 }

@@ -122,6 +122,9 @@ describe('attachments in pages: rendering, link resolution, wanted pages, access
     const forAdmin = (await admin.get('/api/attachments?perPage=500').expect(200)).body.items.find((i: { path: string }) => i.path === 'held.pdf');
     expect(forAdmin.pages).toEqual([{ slug: 'holder', title: 'Holder', inTrash: true }]);
     expect((await reader.get('/api/attachments?perPage=500').expect(200)).body.items.map((i: { path: string }) => i.path)).not.toContain('held.pdf');
+    // The live preview does not reveal it either (only to whoever may read it).
+    expect((await reader.post('/api/preview').send({ body: '![[held.pdf]]' }).expect(200)).body.html).toContain('file-missing');
+    expect((await admin.post('/api/preview').send({ body: '![[held.pdf]]' }).expect(200)).body.html).toContain('src="/files/held.pdf"');
     await author.post('/api/pages/holder/restore').expect(201);
     await reader.get('/files/held.pdf').expect(200);
     // A second, live page keeps a file readable when the first goes to the trash.
