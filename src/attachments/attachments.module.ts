@@ -35,7 +35,7 @@ export function attachmentStoreFor(config: KurateConfig, blobs: AttachmentBlobsR
     AttachmentsRepository, AttachmentBlobsRepository, AttachmentsService, PageFileRefsService, UploadInterceptor,
     { provide: ATTACHMENT_STORE, useFactory: attachmentStoreFor, inject: [KurateConfig, AttachmentBlobsRepository] },
   ],
-  exports: [AttachmentsService],
+  exports: [AttachmentsService, PageFileRefsService],
 })
 export class AttachmentsModule implements OnModuleInit {
   constructor(@Inject(ATTACHMENT_STORE) private readonly store: AttachmentStore) {}

@@ -212,6 +212,11 @@ export class AttachmentsRepository {
     );
   }
 
+  /** Every reference that reached a file, of every page (a restore links the Page Graph's file links again). */
+  resolvedRefs(db: EntityManager): Promise<{ pageId: string; target: string; attachmentId: string }[]> {
+    return db.query(`SELECT page_id AS "pageId", target, attachment_id AS "attachmentId" FROM page_file_refs WHERE attachment_id IS NOT NULL`);
+  }
+
   /** The files a page's current text reaches, by the target it writes. */
   filesOfPage(pageId: string): Promise<PageFileRow[]> {
     return this.dataSource.query(

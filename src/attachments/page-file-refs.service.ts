@@ -69,6 +69,16 @@ export class PageFileRefsService implements PageSaveListener, PageFileSource, On
     await this.linkWikilinks([...new Set(refs.map((ref) => ref.pageId))], resolved, tx);
   }
 
+  /** After a restore rebuilt page_links from the pages' text: every wikilink to a file reaches it again. */
+  async relinkAll(): Promise<void> {
+    await this.attachments.transaction(async (tx) => {
+      const refs = await this.attachments.resolvedRefs(tx);
+      const resolved = new Map(refs.map((ref) => [`${ref.pageId}\n${ref.target}`, ref.attachmentId as string | null]));
+      const pageIds = [...new Set(refs.map((ref) => ref.pageId))];
+      for (let i = 0; i < pageIds.length; i += 1000) await this.linkWikilinks(pageIds.slice(i, i + 1000), resolved, tx);
+    });
+  }
+
   async lockNames(nameKeys: string[], tx: EntityManager): Promise<void> {
     if (nameKeys.length === 0) return;
     await tx.query(
