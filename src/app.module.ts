@@ -14,6 +14,7 @@ import { GraphTransferModule } from './graph-transfer/graph-transfer.module.js';
 import { HealthModule } from './health/health.module.js';
 import { KgModule } from './kg/kg.module.js';
 import { McpModule } from './mcp/mcp.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { PagesModule } from './pages/pages.module.js';
 import { PolicyModule } from './policy/policy.module.js';
 import { ReviewModule } from './review/review.module.js';
@@ -24,7 +25,7 @@ export class AppModule {
   static forRoot(config: KurateConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, AttachmentsModule, ConsistencyModule, SearchModule, ReviewModule, CurationModule, GraphTransferModule, EntitiesModule, McpModule, AdminHomeModule, BackupModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, MetricsModule, HealthModule, PagesModule, PolicyModule, KgModule, AttachmentsModule, ConsistencyModule, SearchModule, ReviewModule, CurationModule, GraphTransferModule, EntitiesModule, McpModule, AdminHomeModule, BackupModule],
     };
   }
 }

@@ -5,14 +5,19 @@ import { withExamples } from './help.js';
 import { assertBatchSize, formatImportReport, importVault, MAX_BATCH_SIZE, type WikiSummary } from './import-command.js';
 import { CliError, KurateClient } from './kurate-client.js';
 import { registerKgCommands } from './kg-commands.js';
+import { registerLoginCommands } from './login-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
+import { registerServiceAccountCommands } from './service-account-commands.js';
 import { registerTokenCommands } from './token-commands.js';
 import { registerUserCommands } from './user-commands.js';
 
 /** `kurate`: imports, exports and reads a running Kurate, and manages its accounts, over its REST API (see docs/cli.md). */
 function buildProgram(): Command {
   const program = new Command('kurate')
-    .description('Command-line client of a running Kurate server.\nKURATE_URL (default http://localhost:3000) says where; KURATE_TOKEN, when set, is sent as a bearer token.')
+    .description(
+      'Command-line client of a running Kurate server.\nKURATE_URL (default http://localhost:3000) says where; KURATE_TOKEN, when set, is sent as a bearer token, ' +
+        'else the token kurate login saved for that server.',
+    )
     .version(packageVersion())
     // Before any subcommand exists, so that they all inherit it: a usage mistake is one line, like every other error.
     .configureOutput({ outputError: (message, write) => write(`kurate: ${message.replace(/^error: /, '').trimEnd()} (run with --help for usage)\n`) });
@@ -74,13 +79,16 @@ function buildProgram(): Command {
       console.log(options.json ? JSON.stringify(summary, null, 2) : Object.entries(summary).map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n'));
     });
 
+  registerLoginCommands(program);
   registerBackupCommands(program);
   registerUserCommands(program);
+  registerServiceAccountCommands(program);
   registerTokenCommands(program);
   registerKgCommands(program);
   registerMcpCommand(program);
   return withExamples(
     program,
+    'kurate login ada@example.org',
     'kurate import ~/notes/my-vault',
     'KURATE_TOKEN=kur_… kurate user create ada@example.org --role author',
     'kurate token create --name laptop --scope write',

@@ -39,6 +39,19 @@ export class EnvironmentDto {
   @MinLength(1)
   KURATE_HOST?: string;
 
+  /** A second port serving only /metrics, without a token (for a scraper on a private network); 0: any free port. */
+  @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(65535)
+  @IsInt({ message: '$property must be a whole number from 0 to 65535' })
+  KURATE_METRICS_PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_METRICS_HOST?: string;
+
 
   @IsOptional()
   @IsIn(LOG_LEVELS, { message: `$property must be one of ${LOG_LEVELS.join(', ')}` })

@@ -43,6 +43,16 @@ export interface PasswordHashCost {
 /** The argon2 library's defaults, which OWASP's guidance exceeds: 64 MiB, 3 passes, 4 lanes. */
 export const DEFAULT_PASSWORD_HASH_COST: PasswordHashCost = { memoryCost: 65536, timeCost: 3, parallelism: 4 };
 
+/** /metrics (src/metrics/): on the main port for admins and `metrics` tokens, and on its own port when one is set. */
+export interface MetricsConfig {
+  /** KURATE_METRICS_PORT: a second listener serving only /metrics, without authentication; null: none. */
+  port: number | null;
+  /** KURATE_METRICS_HOST: where that listener binds (default 127.0.0.1: this machine only). */
+  host: string;
+}
+
+export const DEFAULT_METRICS_CONFIG: MetricsConfig = { port: null, host: '127.0.0.1' };
+
 /** The typed configuration, read once at boot. Inject it; never read process.env elsewhere. */
 export class KurateConfig {
   constructor(
@@ -54,6 +64,7 @@ export class KurateConfig {
     readonly llm: LlmConfig = DEFAULT_LLM_CONFIG,
     readonly extraction: ExtractionConfig = DEFAULT_EXTRACTION_CONFIG,
     readonly search: SearchConfig = DEFAULT_SEARCH_CONFIG,
+    readonly metrics: MetricsConfig = DEFAULT_METRICS_CONFIG,
     readonly attachments: AttachmentsConfig = DEFAULT_ATTACHMENTS_CONFIG,
   ) {}
 }
@@ -97,6 +108,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, cwd = process
     llm,
     extractionConfigFrom(raw, llm.extractor, database.kind),
     searchConfigFrom(env),
+    { port: raw.KURATE_METRICS_PORT ?? null, host: raw.KURATE_METRICS_HOST ?? DEFAULT_METRICS_CONFIG.host },
     attachmentsConfigFrom(raw, embeddedDataDir(raw.KURATE_DATA_DIR ?? './data', cwd), cwd),
   );
 }

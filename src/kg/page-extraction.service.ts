@@ -21,6 +21,7 @@ import {
 import { chunkPage, type AnchoredChunk } from './page-chunks.js';
 import { termCounts, termForms } from './term-stats.js';
 import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
+import { Metrics } from '../metrics/metrics.js';
 
 /** The result of one extraction run of one page (stored as the job's output). */
 export interface PageExtractionOutcome {
@@ -82,6 +83,7 @@ export class PageExtractionService {
     private readonly config: KurateConfig,
     @Inject(EXTRACTOR) private readonly extractor: Extractor,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
+    private readonly metrics: Metrics,
   ) {
     this.limiter = new CallLimiter(config.extraction.limits.concurrency, config.extraction.limits.ratePerMinute);
   }
@@ -92,9 +94,15 @@ export class PageExtractionService {
 
   async extractPage(pageId: string, signal?: AbortSignal): Promise<PageExtractionOutcome> {
     try {
-      return await this.run(pageId, signal);
+      const outcome = await this.run(pageId, signal);
+      this.metrics.extractedPages.inc({ outcome: outcome.status });
+      return outcome;
     } catch (error) {
-      if (signal?.aborted && signal.reason instanceof ExtractionCancelled) return SKIPPED(signal.reason.message);
+      if (signal?.aborted && signal.reason instanceof ExtractionCancelled) {
+        this.metrics.extractedPages.inc({ outcome: 'skipped' });
+        return SKIPPED(signal.reason.message);
+      }
+      this.metrics.extractedPages.inc({ outcome: 'failed' });
       throw error;
     }
   }

@@ -7,6 +7,7 @@ import { GraphApiController } from './graph.api.controller.js';
 import { KgReviewWebController } from './kg-review.web.controller.js';
 import { ProposalsApiController } from './proposals.api.controller.js';
 import { ProposalsRepository } from './proposals.repository.js';
+import { ReviewMetrics } from './review-metrics.js';
 import { RejectionsApiController } from './rejections.api.controller.js';
 import { ReviewQueueService } from './review-queue.service.js';
 import { ReviewSchemaService } from './review-schema.service.js';
@@ -20,7 +21,7 @@ import { ReviewService } from './review.service.js';
 @Module({
   imports: [AdminModule, CurationModule, KgTablesModule, AuditModule],
   controllers: [ProposalsApiController, RejectionsApiController, GraphApiController, KgReviewWebController],
-  providers: [ProposalsRepository, ReviewQueueService, ReviewService, ReviewSchemaService],
+  providers: [ProposalsRepository, ReviewQueueService, ReviewService, ReviewSchemaService, ReviewMetrics],
   exports: [ReviewService, ReviewQueueService, ReviewSchemaService],
 })
 export class ReviewModule {}

@@ -337,7 +337,7 @@ describe('bin/kurate against a running server', () => {
     // Without a token, the server's refusal comes with what to do about it.
     const anonymous = await kurate({ baseUrl: firstServer.baseUrl }, 'import', CORPUS);
     expect(anonymous.code).toBe(1);
-    expect(anonymous.stderr).toBe('kurate: Log in to continue. Set KURATE_TOKEN to an API token.\n');
+    expect(anonymous.stderr).toBe('kurate: Log in to continue. Run kurate login, or set KURATE_TOKEN to an API token.\n');
 
     const noFolder = await kurate(firstServer, 'import', path.join(scratch, 'nope'));
     expect(noFolder.code).toBe(1);
