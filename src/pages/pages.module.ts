@@ -21,13 +21,15 @@ import { TagsApiController } from './tags.api.controller.js';
 import { TagsWebController } from './tags.web.controller.js';
 import { TransclusionRepository } from './transclusion.repository.js';
 import { TransclusionService } from './transclusion.service.js';
+import { PageFiles } from './page-files.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity]), AuditModule],
   controllers: [PagesApiController, PagesWebController, ImportApiController, TagsWebController, TagsApiController],
   providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService, PageSaveHooks,
-    PageChangeFeed, PageViewCache, TransclusionRepository, TransclusionService],
-  // PageSaveHooks: modules that react to saves (policy, extraction) register with it, so pages imports none of them.
-  exports: [PageViewCache, PagesService, PageGraphService, PageRenderService, PageSaveHooks],
+    PageChangeFeed, PageViewCache, TransclusionRepository, TransclusionService, PageFiles],
+  // PageSaveHooks: modules that react to saves (policy, extraction) register with it, so pages imports none of them;
+  // PageFiles likewise (attachments). PageChangeFeed: other writes that change what a page shows (a file uploaded).
+  exports: [PageViewCache, PagesService, PageGraphService, PageRenderService, PageSaveHooks, PageFiles, PageChangeFeed],
 })
 export class PagesModule {}

@@ -5,6 +5,7 @@ import { MathSlots, OBSIDIAN_ALLOWED_ATTRIBUTES, OBSIDIAN_ALLOWED_TAGS, obsidian
 import { linkTitle, slugify } from './slug.js';
 import { renderTransclusion, type Transclusion } from './transclusion.js';
 import { createMarkdownParser, markdownLinkAt, wikilinkOf, type ParsedLink } from './wikilinks.js';
+import { FILE_EMBED_SANITIZE, fileEmbedsPlugin, type ResolveFile } from './file-embeds.js';
 
 export interface ResolvedTarget {
   slug: string;
@@ -29,10 +30,13 @@ interface RenderEnv extends Env, ObsidianEnv {
   resolve: ResolveLink;
   /** Embedded pages' content, when the caller loaded it (`![[Note]]` then renders inline). */
   transclusion?: Transclusion;
+  resolveFile: ResolveFile;
 }
 
 export interface RenderOptions {
   transclusion?: Transclusion;
+  /** Stored files the text references (attachments), by normalised target; none when absent. */
+  resolveFile?: ResolveFile;
 }
 
 type Attributes = [name: string, value: string][];
@@ -49,10 +53,14 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
     ...['table', 'thead', 'tbody', 'tr', 'th', 'td', 'img', 'div', 'span', 'sup', 'sub'],
     ...['details', 'summary', 'kbd', 'dl', 'dt', 'dd'],
     ...OBSIDIAN_ALLOWED_TAGS,
+    ...FILE_EMBED_SANITIZE.tags,
   ],
   allowedAttributes: mergeAttributes(OBSIDIAN_ALLOWED_ATTRIBUTES, {
     a: ['href', 'title', 'class', 'rel', 'id'],
-    img: ['src', 'alt', 'title', 'width', 'height'],
+    img: ['src', 'alt', 'title', 'width', 'height', ...FILE_EMBED_SANITIZE.attributes.img],
+    iframe: FILE_EMBED_SANITIZE.attributes.iframe,
+    audio: FILE_EMBED_SANITIZE.attributes.audio,
+    video: FILE_EMBED_SANITIZE.attributes.video,
     ...Object.fromEntries(HEADINGS.map((heading) => [heading, ['id']])),
     ...Object.fromEntries(['div', 'span', 'code', 'th', 'td'].map((tag) => [tag, ['class']])),
     // Markdown renders `3. item` as <ol start="3">.
@@ -61,6 +69,9 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   }),
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: {},
+  allowedIframeHostnames: FILE_EMBED_SANITIZE.allowedIframeHostnames,
+  allowIframeRelativeUrls: FILE_EMBED_SANITIZE.allowIframeRelativeUrls,
+  exclusiveFilter: FILE_EMBED_SANITIZE.exclusiveFilter,
   transformTags: { ...obsidianTransforms(), a: markExternalLink, th: alignmentAsClass, td: alignmentAsClass },
 };
 
@@ -77,7 +88,9 @@ export class MarkdownRenderer {
   private readonly md: MarkdownIt = createMarkdownParser()
     .use(anchor, HEADING_IDS)
     .use(obsidianSyntax)
-    .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards));
+    .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards))
+    // Registered last so that it runs first after inline parsing: a file embed is never taken for a page.
+    .use(fileEmbedsPlugin);
 
   constructor() {
     const rules = this.md.renderer.rules;
@@ -88,7 +101,7 @@ export class MarkdownRenderer {
 
   /** Renders a page body (frontmatter already removed) to sanitised HTML plus its h2–h4 outline. */
   render(body: string, resolve: ResolveLink, options: RenderOptions = {}): RenderedMarkdown {
-    const env: RenderEnv = { resolve, math: new MathSlots(), transclusion: options.transclusion };
+    const env: RenderEnv = { resolve, math: new MathSlots(), transclusion: options.transclusion, resolveFile: options.resolveFile ?? (() => null) };
     const tokens = this.md.parse(stripComments(body), env);
     const html = this.md.renderer.render(tokens, this.md.options, env);
     return { html: env.math!.restore(sanitizeHtml(html, SANITIZE_OPTIONS)), toc: tableOfContents(tokens) };
