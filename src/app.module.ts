@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AttachmentsModule } from './attachments/attachments.module.js';
 import { AdminHomeModule } from './admin-home/admin-home.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -24,7 +25,7 @@ export class AppModule {
   static forRoot(config: KurateConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, MetricsModule, HealthModule, PagesModule, PolicyModule, KgModule, ConsistencyModule, SearchModule, ReviewModule, CurationModule, GraphTransferModule, EntitiesModule, McpModule, AdminHomeModule, BackupModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, MetricsModule, HealthModule, PagesModule, PolicyModule, KgModule, AttachmentsModule, ConsistencyModule, SearchModule, ReviewModule, CurationModule, GraphTransferModule, EntitiesModule, McpModule, AdminHomeModule, BackupModule],
     };
   }
 }

@@ -15,6 +15,7 @@ import { Metrics } from './metrics/metrics.js';
 import { PageViewCache } from './pages/page-view-cache.js';
 import type { KurateConfig } from './config/kurate-config.js';
 import { configureViews } from './web/view-engine.js';
+import { uploadFormParser } from './attachments/upload-parser.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -37,7 +38,7 @@ export function configureApp(app: NestExpressApplication, config: KurateConfig):
   // Anonymous page views come from memory when they can, before any session work.
   app.use(app.get(PageViewCache).anonymousViews());
   // After the static assets (which need no session), before every route.
-  useAuthentication(app);
+  useAuthentication(app, [uploadFormParser({ maxFileBytes: config.attachments.maxBytes, maxFieldBytes: config.http.maxBodyBytes })]);
   const openApi = new DocumentBuilder()
     .setTitle('Kurate')
     .setDescription('Pages, revisions, the Page Graph and search. Errors are JSON: {statusCode, error, message, code?}.')

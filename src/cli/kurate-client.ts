@@ -72,6 +72,26 @@ export class KurateClient {
     return this.request<T>('PUT', path, body);
   }
 
+  /** A multipart/form-data POST (an upload); answered with JSON. */
+  postForm<T>(path: string, form: FormData): Promise<T> {
+    return this.request<T>('POST', path, form);
+  }
+
+  /** The raw bytes of a GET (a file). */
+  async getBytes(path: string): Promise<Buffer> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (error) {
+      throw this.unreachable(error);
+    }
+    if (response.ok) return Buffer.from(await response.arrayBuffer());
+    const payload = parseJson(await response.text());
+    throw new ServerError(response.status, this.errorMessage(response.status, payload));
+  }
+
   /** DELETE, answered with 204 No Content. */
   async delete(path: string): Promise<void> {
     await this.request<unknown>('DELETE', path, undefined, { emptyOk: true });
@@ -80,14 +100,16 @@ export class KurateClient {
   private async request<T>(method: string, path: string, body?: unknown, options: { emptyOk?: boolean } = {}): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const isForm = body instanceof FormData;
+    // fetch writes a form's multipart content type (with its boundary) itself.
+    if (body !== undefined && !isForm) headers['content-type'] = 'application/json';
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     let response: Response;
     try {
       response = await fetch(url, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (error) {

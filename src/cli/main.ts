@@ -28,24 +28,26 @@ function buildProgram(): Command {
     'kurate import ~/notes/my-vault',
     'KURATE_URL=http://wiki.internal:3000 kurate import ./vault --json > report.json',
   )
-    .description('Import a folder of Markdown (an Obsidian or Foam vault): new pages are created, changed ones updated, identical ones left alone.')
-    .argument('<folder>', 'the vault folder; read recursively (.md, .markdown), skipping symlinks and dot folders')
+    .description('Import a folder of Markdown (an Obsidian or Foam vault): new pages are created, changed ones updated, identical ones left alone; every other file (images, PDFs, …) is uploaded at its path.')
+    .argument('<folder>', 'the vault folder; read recursively (.md and .markdown are pages, the rest attachments), skipping symlinks and dot folders')
     .addOption(new Option('--batch-size <n>', `pages per request (at most ${MAX_BATCH_SIZE})`).default(100).argParser((v) => assertBatchSize(Number(v))))
     .option('--json', 'print the full report as JSON')
     .action(async (folder: string, options: { batchSize: number; json?: boolean }) => {
       const report = await importVault(client(), folder, { batchSize: options.batchSize, progress: !options.json && process.stderr.isTTY === true });
       console.log(options.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
       if (report.counts.failed > 0) throw new CliError(`${report.counts.failed} of ${report.files} files were not imported (reasons above).`);
+      if (report.attachments.counts.failed > 0) throw new CliError(`${report.attachments.counts.failed} of ${report.attachments.files} other files were not uploaded (reasons above).`);
     });
 
   withExamples(program.command('export'), 'kurate export ./backup', 'kurate export ./backup --force')
-    .description('Write every page as <folder>/<cluster>/<title>.md with its full source, frontmatter included.')
+    .description('Write every page as <folder>/<cluster>/<title>.md with its full source, frontmatter included, and every file you may read at its path, byte for byte.')
     .argument('<folder>', 'where to write (created if missing)')
     .option('--force', 'overwrite files that already exist')
     .option('--json', 'print the written files as JSON')
     .action(async (folder: string, options: { force?: boolean; json?: boolean }) => {
-      const files = await exportWiki(client(), folder, { force: options.force === true });
-      console.log(options.json ? JSON.stringify({ folder, files }, null, 2) : `Exported ${files.length} pages to ${folder}.`);
+      const { files, attachments } = await exportWiki(client(), folder, { force: options.force === true });
+      const also = attachments.length > 0 ? ` and ${attachments.length} ${attachments.length === 1 ? 'file' : 'files'}` : '';
+      console.log(options.json ? JSON.stringify({ folder, files, attachments }, null, 2) : `Exported ${files.length} pages${also} to ${folder}.`);
     });
 
   const pages = withExamples(program.command('pages').description('List pages.'), 'kurate pages list');

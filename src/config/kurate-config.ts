@@ -7,6 +7,7 @@ import { DEFAULT_LLM_CONFIG, llmConfigFrom, type LlmConfig } from './llm-config.
 import { DEFAULT_EXTRACTION_CONFIG, extractionConfigFrom, type ExtractionConfig } from './extraction-config.js';
 import { DEFAULT_SEARCH_CONFIG, searchConfigFrom, type SearchConfig } from './search-config.js';
 import { ConfigError } from './config-error.js';
+import { attachmentsConfigFrom, DEFAULT_ATTACHMENTS_CONFIG, type AttachmentsConfig } from './attachments-config.js';
 
 /** What loadConfig throws, for those who call it. */
 export { ConfigError };
@@ -64,11 +65,12 @@ export class KurateConfig {
     readonly extraction: ExtractionConfig = DEFAULT_EXTRACTION_CONFIG,
     readonly search: SearchConfig = DEFAULT_SEARCH_CONFIG,
     readonly metrics: MetricsConfig = DEFAULT_METRICS_CONFIG,
+    readonly attachments: AttachmentsConfig = DEFAULT_ATTACHMENTS_CONFIG,
   ) {}
 }
 
 /** Never echoed back in an error message (which ends up in logs). */
-const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY']);
+const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY', 'KURATE_S3_SECRET_ACCESS_KEY']);
 
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
 export function loadConfig(given: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): KurateConfig {
@@ -107,6 +109,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, cwd = process
     extractionConfigFrom(raw, llm.extractor, database.kind),
     searchConfigFrom(env),
     { port: raw.KURATE_METRICS_PORT ?? null, host: raw.KURATE_METRICS_HOST ?? DEFAULT_METRICS_CONFIG.host },
+    attachmentsConfigFrom(raw, embeddedDataDir(raw.KURATE_DATA_DIR ?? './data', cwd), cwd),
   );
 }
 

@@ -16,6 +16,7 @@ import { SearchNamesService, type SearchKnowledge } from './search-names.service
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';
+import { snippetSource, snippetWindow } from './snippets.js';
 import { Metrics } from '../metrics/metrics.js';
 
 export interface SearchHit {
@@ -331,6 +332,8 @@ export class SearchService implements OnApplicationBootstrap {
       return d ? { rank: d.rank, score: round(d.score), words: [...new Set(d.lexemes.map((l) => wordOf.get(l) ?? l))] } : null;
     };
 
+    const snippets = await this.snippets(cards.map((card) => card.text ?? ''), words);
+
     let hits: SearchHit[] = cards.map((card, i) => {
       const item = shown[i];
       const hit: SearchHit = {
@@ -339,7 +342,7 @@ export class SearchService implements OnApplicationBootstrap {
         cluster: card.cluster,
         tags: card.tags,
         type: card.type,
-        snippetHtml: snippetToHtml(card.snippet ?? ''),
+        snippetHtml: snippetToHtml(snippets[i]),
         // Below the fused head the lexical rank goes on scoring on the same scale; a linked slot has no score of its own.
         score: item.score || (lexicalById.has(item.key) ? weights.lexical / (this.config.rrfK + lexicalById.get(item.key)!.rank) : 0),
         url: pageUrl(card.slug),
@@ -422,6 +425,28 @@ export class SearchService implements OnApplicationBootstrap {
    * The pages the query names that are live, pass the filters and hold none of the `-excluded` words, with how
    * strongly the query names each.
    */
+  /** Plain-text snippets, one per card text, on each card's best-matching sentence with the reader's words marked. */
+  private async snippets(texts: string[], words: string): Promise<string[]> {
+    const sources = texts.map((text) => snippetSource(text, words));
+    const sent: { card: number; i: number; sentence: string; candidate: boolean }[] = [];
+    sources.forEach((source, card) => {
+      const near = new Set(source.candidates.flatMap((i) => [i - 3, i - 2, i - 1, i, i + 1, i + 2, i + 3]));
+      const candidates = new Set(source.candidates);
+      for (const i of [...near].sort((a, b) => a - b)) {
+        if (i >= 0 && i < source.sentences.length) sent.push({ card, i, sentence: source.sentences[i], candidate: candidates.has(i) });
+      }
+    });
+    const rows = await this.repository.markSentences(sent, words);
+    const best = new Map<number, number>();
+    const marked = new Map<number, Map<number, string>>();
+    for (const row of rows) {
+      best.set(row.card, row.best);
+      if (!marked.has(row.card)) marked.set(row.card, new Map());
+      marked.get(row.card)!.set(row.i, row.marked);
+    }
+    return sources.map((source, card) => snippetWindow(source, best.get(card) ?? 0, marked.get(card) ?? new Map()));
+  }
+
   private async namedPages(understanding: QueryUnderstanding, excluded: string, filters: SearchFilters): Promise<Map<string, number>> {
     const allowed = await this.pagesAllowed([...understanding.namedPages.keys()], excluded, filters);
     return new Map([...understanding.namedPages].filter(([id]) => allowed.has(id)));

@@ -53,7 +53,9 @@ describe('rendered page cache', () => {
       await author.post('/api/pages').send({ title, body: `${title} text.` }).expect(201);
     }
     await author.post('/api/pages').send({ title: 'Keep Source', body: 'See [[Keep One]] and [[Keep Two]].' }).expect(201);
-    const slugs = ['keep-source', 'keep-one', 'keep-two', 'keep-three', 'keep-other'];
+    // A page that shows Keep Source's text inside its own (transclusion): its rendering follows Keep Source's.
+    await author.post('/api/pages').send({ title: 'Keep Embedder', body: 'Embedded below.\n\n![[Keep Source]]' }).expect(201);
+    const slugs = ['keep-source', 'keep-one', 'keep-two', 'keep-three', 'keep-other', 'keep-embedder'];
     for (const slug of slugs) await t.http.get(`/page/${slug}`).expect(200);
     const models = t.app.get(PageViewCache).models;
     expect(slugs.filter((slug) => models.get(slug) === undefined)).toEqual([]);
@@ -66,6 +68,7 @@ describe('rendered page cache', () => {
     const three = (await t.http.get('/page/keep-three').expect(200)).text;
     expect(three).toMatch(/Keep Source<\/a> <span class="muted">kept<\/span>/);
     expect((await t.http.get('/page/keep-one').expect(200)).text).toMatch(/Keep Source<\/a> <span class="muted">kept<\/span>/);
+    expect((await t.http.get('/page/keep-embedder').expect(200)).text).toContain('href="/page/keep-three"');
 
     // A new title changes how links elsewhere read: everything is forgotten.
     for (const slug of slugs) await t.http.get(`/page/${slug}`).expect(200);
@@ -119,6 +122,25 @@ describe('rendered page cache', () => {
       expect(backlinks).toContain('Named Source');
       expect((await otherHttp.get('/page/named-source').expect(200)).text).toContain('Now links to');
       expect(models.get('named-bystander')).toBeDefined();
+    });
+
+    it('an edit of an embedded page through one process shows in the embedding page on the other', async () => {
+      const author = await t.as('author');
+      await author.post('/api/pages').send({ title: 'Embedded Part', body: '## Part\n\nold embedded words' }).expect(201);
+      await author.post('/api/pages').send({ title: 'Embedding Page', body: '![[Embedded Part#Part]]' }).expect(201);
+      const otherHttp = supertest(other.getHttpServer());
+      expect((await otherHttp.get('/page/embedding-page').expect(200)).text).toContain('old embedded words');
+      expect((await otherHttp.get('/api/pages/embedding-page?render=true').expect(200)).body.html).toContain('old embedded words');
+      await author.put('/api/pages/embedded-part').send({ body: '## Part\n\nnew embedded words', baseVersion: 1 }).expect(200);
+      // The render cache's key changed with the embedded page's version; the page view cache hears of it by NOTIFY.
+      expect((await otherHttp.get('/api/pages/embedding-page?render=true').expect(200)).body.html).toContain('new embedded words');
+      let text = '';
+      for (let i = 0; i < 50 && !text.includes('new embedded words'); i++) {
+        text = (await otherHttp.get('/page/embedding-page').expect(200)).text;
+        if (!text.includes('new embedded words')) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(text).toContain('new embedded words');
+      expect(text).not.toContain('old embedded words');
     });
   });
 

@@ -106,7 +106,7 @@ interface CompiledModule {
   sources: string[];
 }
 
-const CLI: CompiledModule = { entry: 'src/cli/main.ts', sources: ['src/cli', 'src/pages/markdown'] };
+const CLI: CompiledModule = { entry: 'src/cli/main.ts', sources: ['src/cli', 'src/pages/markdown', 'src/attachments', 'src/common'] };
 /** The module the built-in extractor's worker threads load. */
 export const BUILTIN_EXTRACTION_WORKER: CompiledModule = { entry: 'src/extractors/builtin/builtin-extraction.worker.ts', sources: ['src/extractors', 'src/llm-client'] };
 
