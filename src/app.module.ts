@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AdminHomeModule } from './admin-home/admin-home.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ConfigModule } from './config/config.module.js';
@@ -21,7 +22,7 @@ export class AppModule {
   static forRoot(config: KurateConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, ConsistencyModule, SearchModule, ReviewModule, CurationModule, GraphTransferModule, EntitiesModule, McpModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, ConsistencyModule, SearchModule, ReviewModule, CurationModule, GraphTransferModule, EntitiesModule, McpModule, AdminHomeModule],
     };
   }
 }

@@ -82,6 +82,24 @@
     });
   }
 
+  /** A box marked data-check-all="form-id" ticks every checkbox that belongs to that form (form="form-id"). */
+  function setUpCheckAll() {
+    document.querySelectorAll('input[data-check-all]').forEach(function (all) {
+      var formId = all.getAttribute('data-check-all');
+      var boxes = Array.prototype.slice.call(document.querySelectorAll('input[type="checkbox"][form="' + formId + '"]'));
+      all.addEventListener('change', function () {
+        boxes.forEach(function (box) { box.checked = all.checked; });
+      });
+      boxes.forEach(function (box) {
+        box.addEventListener('change', function () {
+          var n = boxes.filter(function (b) { return b.checked; }).length;
+          all.checked = n === boxes.length;
+          all.indeterminate = n > 0 && n < boxes.length;
+        });
+      });
+    });
+  }
+
   /** Warn before leaving an editor with unsaved text. */
   function setUpUnsavedWarning() {
     var source = document.querySelector('textarea[name="body"]');
@@ -97,7 +115,14 @@
     });
   }
 
-  /** The page-graph view: draws /api/pages/:slug/graph with cytoscape; the server-rendered list stays as the fallback. */
+  // The page graph: at most GRAPH_CAP neighbours at first (the most linked), the rest behind "Show all"; labels kept at
+  // LABEL_PX on screen whatever the zoom, shown where they do not collide (the centre first, then the most linked),
+  // and on hover; colours by cluster.
+  var GRAPH_CAP = 30;
+  var LABEL_PX = 12;
+  var CLUSTER_CLASSES = 10;
+
+  /** The page-graph view: draws /api/pages/:slug/graph with cytoscape and fCoSE; the server-rendered list stays as the fallback. */
   function setUpGraph() {
     var container = document.querySelector('[data-graph-slug]');
     if (!container || typeof window.cytoscape !== 'function' || !window.fetch) return;
@@ -110,93 +135,251 @@
       })
       .then(function (graph) {
         if (!graph.nodes || graph.nodes.length < 2) return;
-        container.hidden = false;
-        // cytoscape injects a <style> element unless one with this id exists; a strict CSP forbids inline styles,
-        // so a placeholder stands in and kurate.css carries the rule it would have added.
-        if (!document.getElementById('__________cytoscape_stylesheet')) {
-          var placeholder = document.createElement('meta');
-          placeholder.id = '__________cytoscape_stylesheet';
-          document.head.appendChild(placeholder);
-        }
-        var elements = graph.nodes.map(function (node) {
-          return {
-            data: { id: node.slug, label: node.title, depth: node.depth },
-            classes: node.slug === graph.center ? 'center' : 'depth-' + node.depth,
-          };
-        });
-        graph.edges.forEach(function (edge, i) {
-          elements.push({ data: { id: 'e' + i, source: edge.from, target: edge.to } });
-        });
-        var cy = window.cytoscape({
-          container: container,
-          elements: elements,
-          minZoom: 0.2,
-          maxZoom: 2.5,
-          style: [
-            {
-              selector: 'node',
-              style: {
-                label: 'data(label)',
-                'font-family': 'system-ui, sans-serif',
-                'font-size': 12,
-                color: '#1f2328',
-                'text-valign': 'bottom',
-                'text-margin-y': 4,
-                'text-wrap': 'ellipsis',
-                'text-max-width': 140,
-                'background-color': '#7aa7d6',
-                width: 16,
-                height: 16,
-              },
-            },
-            { selector: 'node.center', style: { 'background-color': '#0b5cad', width: 26, height: 26, 'font-weight': 'bold', 'font-size': 14 } },
-            // Two-hop pages are labelled on hover only; the ring of direct links stays labelled.
-            { selector: 'node.depth-2', style: { 'background-color': '#b8c0c8', label: '', width: 12, height: 12 } },
-            { selector: 'node:active, node:selected', style: { 'overlay-opacity': 0.15 } },
-            { selector: 'node.hover', style: { label: 'data(label)', 'font-weight': 'bold', 'z-index': 10, 'text-background-color': '#ffffff', 'text-background-opacity': 0.85, 'text-background-padding': 2 } },
-            {
-              selector: 'edge',
-              style: {
-                width: 1.5,
-                'line-color': '#b8c0c8',
-                'target-arrow-color': '#b8c0c8',
-                'target-arrow-shape': 'triangle',
-                'curve-style': 'bezier',
-                'arrow-scale': 0.8,
-              },
-            },
-          ],
-          // Rings by distance: the page in the middle, direct links around it, two-hop pages outside.
-          layout: {
-            name: 'concentric',
-            animate: false,
-            padding: 30,
-            avoidOverlap: true,
-            minNodeSpacing: 14,
-            concentric: function (node) { return 3 - node.data('depth'); },
-            levelWidth: function () { return 1; },
-          },
-        });
-        // A small neighbourhood would otherwise be zoomed in until its labels are enormous.
-        if (cy.zoom() > 1.25) {
-          cy.zoom(1.25);
-          cy.center();
-        }
-        cy.on('tap', 'node', function (event) {
-          window.location.href = '/page/' + encodeURIComponent(event.target.id());
-        });
-        cy.on('mouseover', 'node', function (event) {
-          event.target.addClass('hover');
-          container.classList.add('is-pointing');
-        });
-        cy.on('mouseout', 'node', function (event) {
-          event.target.removeClass('hover');
-          container.classList.remove('is-pointing');
-        });
+        drawGraph(container, graph);
       })
       .catch(function () {
         container.hidden = true;
       });
+  }
+
+  function drawGraph(container, graph) {
+    var controls = document.querySelector('[data-page-graph-controls]');
+    var filterBox = document.querySelector('[data-page-graph-filter]');
+    var allButton = document.querySelector('[data-page-graph-all]');
+    var countText = document.querySelector('[data-page-graph-count]');
+    var legend = document.querySelector('[data-page-graph-legend]');
+    container.hidden = false;
+    if (controls) controls.hidden = false;
+    // cytoscape injects a <style> element unless one with this id exists; a strict CSP forbids inline styles,
+    // so a placeholder stands in and kurate.css carries the rule it would have added.
+    if (!document.getElementById('__________cytoscape_stylesheet')) {
+      var placeholder = document.createElement('meta');
+      placeholder.id = '__________cytoscape_stylesheet';
+      document.head.appendChild(placeholder);
+    }
+    var hasFcose = typeof window.cytoscapeFcose === 'function';
+    if (hasFcose && !window.cytoscape.__kurateFcose) {
+      window.cytoscape.use(window.cytoscapeFcose);
+      window.cytoscape.__kurateFcose = true;
+    }
+
+    var degree = {};
+    graph.edges.forEach(function (edge) {
+      degree[edge.from] = (degree[edge.from] || 0) + 1;
+      degree[edge.to] = (degree[edge.to] || 0) + 1;
+    });
+    // Clusters by size: the largest get the first colours; pages without a cluster stay grey.
+    var clusterSizes = {};
+    graph.nodes.forEach(function (node) {
+      if (node.cluster) clusterSizes[node.cluster] = (clusterSizes[node.cluster] || 0) + 1;
+    });
+    var clusters = Object.keys(clusterSizes).sort(function (a, b) { return clusterSizes[b] - clusterSizes[a] || (a < b ? -1 : 1); });
+    var clusterClass = {};
+    clusters.forEach(function (name, i) { clusterClass[name] = i < CLUSTER_CLASSES ? 'cluster-c' + i : 'cluster-other'; });
+
+    var elements = graph.nodes.map(function (node) {
+      var centre = node.slug === graph.center;
+      return {
+        data: { id: node.slug, label: node.title, depth: node.depth, degree: degree[node.slug] || 0, cluster: node.cluster || '' },
+        classes: [centre ? 'center' : 'depth-' + node.depth, node.cluster ? clusterClass[node.cluster] : 'cluster-none'].join(' '),
+      };
+    });
+    graph.edges.forEach(function (edge, i) {
+      var spoke = edge.from === graph.center || edge.to === graph.center;
+      elements.push({ data: { id: 'e' + i, source: edge.from, target: edge.to }, classes: spoke ? 'spoke' : 'between' });
+    });
+    // The neighbours in the order they earn a place: nearer first, then the most linked, then by title.
+    var others = graph.nodes.filter(function (n) { return n.slug !== graph.center; }).sort(function (a, b) {
+      return a.depth - b.depth || (degree[b.slug] || 0) - (degree[a.slug] || 0) || a.title.localeCompare(b.title);
+    });
+
+    var cy = window.cytoscape({
+      container: container,
+      elements: elements,
+      minZoom: 0.15,
+      maxZoom: 3,
+      // The style is first read inside this call, before `cy` is set: zoom 1 until then.
+      style: graphStyle(function () { return cy ? cy.zoom() : 1; }),
+      layout: { name: 'preset' },
+    });
+    // For the browser tests and the console: the graph as drawn.
+    window.KuratePageGraph = { cy: cy };
+
+    var showAll = false;
+    var filterText = '';
+
+    function shownNeighbours() {
+      var matching = filterText === '' ? others : others.filter(function (n) { return n.title.toLowerCase().indexOf(filterText) >= 0; });
+      return { list: showAll ? matching : matching.slice(0, GRAPH_CAP), matching: matching.length };
+    }
+
+    function describe(shown) {
+      if (countText) {
+        var what = filterText === '' ? others.length + ' linked pages' : shown.matching + ' of ' + others.length + ' linked pages match';
+        countText.textContent = shown.list.length < shown.matching
+          ? 'Showing ' + shown.list.length + ' of ' + what + ', the most linked first.'
+          : 'Showing ' + (filterText === '' ? 'all ' + what : what) + '.';
+      }
+      if (allButton) {
+        allButton.hidden = shown.matching <= GRAPH_CAP;
+        allButton.textContent = showAll ? 'Show the ' + GRAPH_CAP + ' most linked' : 'Show all ' + shown.matching;
+      }
+    }
+
+    function draw() {
+      var shown = shownNeighbours();
+      var keep = {};
+      keep[graph.center] = true;
+      shown.list.forEach(function (n) { keep[n.slug] = true; });
+      cy.batch(function () {
+        cy.nodes().forEach(function (node) { node.toggleClass('is-hidden', !keep[node.id()]); });
+      });
+      describe(shown);
+      var visible = cy.elements().filter(function (el) { return !el.hasClass('is-hidden') && (el.isNode() || (!el.source().hasClass('is-hidden') && !el.target().hasClass('is-hidden'))); });
+      cy.zoom(1);
+      cy.style().update();
+      var options = hasFcose
+        ? {
+            name: 'fcose', quality: 'proof', randomize: true, animate: false, fit: false, padding: 30,
+            nodeDimensionsIncludeLabels: true, packComponents: true, nodeRepulsion: function () { return 9000; },
+            idealEdgeLength: function (edge) { return edge.hasClass('spoke') ? 110 : 160; }, edgeElasticity: function (edge) { return edge.hasClass('spoke') ? 0.45 : 0.1; },
+            nodeSeparation: 80, gravity: 0.25, numIter: 2500,
+            fixedNodeConstraint: [{ nodeId: graph.center, position: { x: 0, y: 0 } }],
+          }
+        : { name: 'cose', animate: false, fit: false, padding: 30, nodeDimensionsIncludeLabels: true, nodeRepulsion: function () { return 12000; } };
+      var layout = visible.layout(options);
+      layout.one('layoutstop', function () {
+        cy.fit(visible, 30);
+        // A small neighbourhood would otherwise be zoomed in until its nodes are enormous.
+        if (cy.zoom() > 1.4) {
+          cy.zoom(1.4);
+          cy.center(visible);
+        }
+        declutter();
+        container.setAttribute('data-graph-ready', String(shown.list.length + 1));
+      });
+      layout.run();
+    }
+
+    /** Labels where they fit: every shown label is measured, then kept unless it would cover one kept before it. */
+    function declutter() {
+      cy.style().update();
+      var shown = cy.nodes().filter(function (n) { return !n.hasClass('is-hidden'); });
+      cy.batch(function () { shown.addClass('labelled'); });
+      var order = shown.sort(function (a, b) {
+        if (a.hasClass('center')) return -1;
+        if (b.hasClass('center')) return 1;
+        return a.data('depth') - b.data('depth') || b.data('degree') - a.data('degree');
+      });
+      var gap = 3 / cy.zoom();
+      var kept = [];
+      var drop = [];
+      order.forEach(function (node) {
+        var box = node.boundingBox({ includeNodes: false, includeEdges: false, includeLabels: true });
+        var clash = kept.some(function (k) { return box.x1 < k.x2 + gap && k.x1 < box.x2 + gap && box.y1 < k.y2 + gap && k.y1 < box.y2 + gap; });
+        if (clash && !node.hasClass('center')) drop.push(node);
+        else kept.push(box);
+      });
+      cy.batch(function () { drop.forEach(function (node) { node.removeClass('labelled'); }); });
+    }
+
+    var zoomTimer = null;
+    cy.on('zoom', function () {
+      clearTimeout(zoomTimer);
+      zoomTimer = setTimeout(declutter, 120);
+    });
+    cy.on('tap', 'node', function (event) {
+      window.location.href = '/page/' + encodeURIComponent(event.target.id());
+    });
+    cy.on('mouseover', 'node', function (event) {
+      event.target.addClass('hover');
+      event.target.connectedEdges().addClass('lit');
+      container.classList.add('is-pointing');
+    });
+    cy.on('mouseout', 'node', function (event) {
+      event.target.removeClass('hover');
+      event.target.connectedEdges().removeClass('lit');
+      container.classList.remove('is-pointing');
+    });
+
+    if (filterBox) {
+      var filterTimer = null;
+      filterBox.addEventListener('input', function () {
+        clearTimeout(filterTimer);
+        filterTimer = setTimeout(function () {
+          filterText = filterBox.value.trim().toLowerCase();
+          draw();
+        }, 200);
+      });
+    }
+    if (allButton) {
+      allButton.addEventListener('click', function () {
+        showAll = !showAll;
+        draw();
+      });
+    }
+    if (legend && clusters.length > 0) {
+      clusters.slice(0, CLUSTER_CLASSES).forEach(function (name) {
+        var item = document.createElement('li');
+        var swatch = document.createElement('span');
+        swatch.className = 'swatch ' + clusterClass[name];
+        item.appendChild(swatch);
+        item.appendChild(document.createTextNode(name + ' (' + clusterSizes[name] + ')'));
+        legend.appendChild(item);
+      });
+      if (clusters.length > CLUSTER_CLASSES) {
+        var rest = document.createElement('li');
+        var grey = document.createElement('span');
+        grey.className = 'swatch cluster-other';
+        rest.appendChild(grey);
+        rest.appendChild(document.createTextNode((clusters.length - CLUSTER_CLASSES) + ' more clusters'));
+        legend.appendChild(rest);
+      }
+      legend.hidden = false;
+    }
+    draw();
+  }
+
+  /** The colours of CLUSTER_CLASSES clusters; kurate.css gives the legend's swatches the same ones. */
+  var CLUSTER_COLOURS = ['#1971c2', '#2b8a3e', '#d9480f', '#7048e8', '#c2255c', '#0c8599', '#e67700', '#5c940d', '#862e9c', '#a61e1e'];
+
+  function graphStyle(zoom) {
+    var styles = [
+      {
+        selector: 'node',
+        style: {
+          label: '',
+          'font-family': 'system-ui, sans-serif',
+          // Model units shrink as the view zooms in: the label keeps LABEL_PX on screen, and more of them fit.
+          'font-size': function () { return LABEL_PX / zoom(); },
+          'text-max-width': function () { return 150 / zoom(); },
+          'text-margin-y': function () { return 3 / zoom(); },
+          color: '#1f2328',
+          'text-valign': 'bottom',
+          'text-wrap': 'ellipsis',
+          'text-background-color': '#ffffff',
+          'text-background-opacity': 0.75,
+          'text-background-padding': function () { return 1 / zoom(); },
+          'background-color': '#8c96a0',
+          width: 14,
+          height: 14,
+        },
+      },
+      { selector: 'node.depth-2', style: { width: 10, height: 10, opacity: 0.85 } },
+      { selector: 'node.center', style: { width: 26, height: 26, 'font-weight': 'bold', 'border-width': 3, 'border-color': '#1f2328' } },
+      { selector: 'node.labelled', style: { label: 'data(label)' } },
+      { selector: 'node.hover', style: { label: 'data(label)', 'font-weight': 'bold', 'z-index': 10, 'text-background-opacity': 0.95 } },
+      { selector: 'node:active, node:selected', style: { 'overlay-opacity': 0.15 } },
+      { selector: 'edge', style: { width: 1, 'line-color': '#c4cad0', 'curve-style': 'straight', opacity: 0.45 } },
+      { selector: 'edge.spoke', style: { width: 1.5, 'line-color': '#9aa6b2', opacity: 0.8, 'target-arrow-shape': 'triangle', 'target-arrow-color': '#9aa6b2', 'arrow-scale': 0.7 } },
+      { selector: 'edge.lit', style: { 'line-color': '#0b5cad', 'target-arrow-color': '#0b5cad', opacity: 1, width: 2, 'z-index': 9 } },
+      { selector: '.is-hidden', style: { display: 'none' } },
+      { selector: 'node.cluster-other', style: { 'background-color': '#495057' } },
+    ];
+    CLUSTER_COLOURS.forEach(function (colour, i) {
+      styles.push({ selector: 'node.cluster-c' + i, style: { 'background-color': colour } });
+    });
+    return styles;
   }
 
   /** The header search box suggests page titles as the reader types (a <datalist> filled from the API). */
@@ -240,6 +423,7 @@
   function start() {
     setUpPreview();
     setUpConfirmations();
+    setUpCheckAll();
     setUpUnsavedWarning();
     setUpGraph();
     setUpTitleSuggestions();

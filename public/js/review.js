@@ -54,14 +54,49 @@
       }
     }
 
+    // Keeping one's place: before a card's form is sent (approve, reject, edit, merge), remember where the card sat in
+    // the list and in the window. The queue comes back with the next proposal (data-focus); it becomes the current
+    // card at the same height in the window, so the eyes and the keys stay where they were.
+    var PLACE_KEY = 'kurate.review.place';
+    queue.addEventListener('submit', function (event) {
+      var card = event.target.closest && event.target.closest('.kg-card');
+      if (!card) return;
+      try {
+        window.sessionStorage.setItem(PLACE_KEY, JSON.stringify({
+          path: window.location.pathname, index: cards.indexOf(card), top: card.getBoundingClientRect().top,
+        }));
+      } catch (e) { /* no storage (private mode): the card is still selected, only the scroll is not kept */ }
+    });
+
+    function takePlace() {
+      try {
+        var raw = window.sessionStorage.getItem(PLACE_KEY);
+        window.sessionStorage.removeItem(PLACE_KEY);
+        var place = raw ? JSON.parse(raw) : null;
+        return place && place.path === window.location.pathname ? place : null;
+      } catch (e) {
+        return null;
+      }
+    }
+
     var focusId = queue.getAttribute('data-focus');
-    var start = 0;
+    var place = focusId ? takePlace() : null;
+    var start = -1;
     if (focusId) {
       cards.forEach(function (card, i) {
         if (card.getAttribute('data-proposal') === focusId) start = i;
       });
     }
-    select(start, Boolean(focusId));
+    // The next proposal went too (an edge approves its endpoints): the card now at the same position instead.
+    if (start < 0 && place && typeof place.index === 'number') start = Math.max(0, Math.min(place.index, cards.length - 1));
+    if (start < 0) start = 0;
+    if (place && typeof place.top === 'number') {
+      select(start, false);
+      cards[start].focus({ preventScroll: true });
+      window.scrollTo({ top: window.scrollY + cards[start].getBoundingClientRect().top - place.top, behavior: 'instant' });
+    } else {
+      select(start, Boolean(focusId));
+    }
 
     cards.forEach(function (card, i) {
       card.addEventListener('click', function () {

@@ -20,11 +20,18 @@ import { pager } from '../web/pager.js';
 import { parseVersion } from './version.pipe.js';
 import type { PageEntity } from './page.entity.js';
 import { PagesService } from './pages.service.js';
+import { groupRecentChanges } from './recent-changes.js';
 import { diffRevisions } from './revision-diff.js';
 import { SlugPipe } from './slug.pipe.js';
 
 const PAGES_PER_LIST = 50;
-const RECENT_CHANGES = 100;
+/** cytoscape, then the fCoSE layout's UMD bundles in the order they need each other (public/js/kurate.js draws). */
+const PAGE_GRAPH_SCRIPTS = [
+  '/static/vendor/cytoscape/cytoscape.min.js', '/static/vendor/layout-base/layout-base.js', '/static/vendor/cose-base/cose-base.js',
+  '/static/vendor/cytoscape-fcose/cytoscape-fcose.js',
+];
+/** Revisions read for /recent; grouped by page and day they make far fewer lines. */
+const RECENT_CHANGES = 300;
 const REPORT_ROWS = 200;
 
 /** What a page view shows, the same for every reader (so it can be cached until any page changes). */
@@ -297,14 +304,26 @@ export class PagesWebController {
   @Access('read')
   @Get('recent')
   async recent(@Res() res: Response) {
-    const changes = await this.pages.recentChanges(RECENT_CHANGES);
+    const days = groupRecentChanges(await this.pages.recentChanges(RECENT_CHANGES));
     res.render('recent', {
       title: 'Recent changes',
-      changes: changes.map((r) => ({
-        title: r.title, version: r.version, author: r.author, message: r.message, createdAt: r.createdAt,
-        href: pageHref(r.currentSlug),
-        revisionHref: pageHref(r.currentSlug, `/revisions/${r.version}`),
-        diffHref: r.version > 1 ? pageHref(r.currentSlug, `/diff?from=${r.version - 1}&to=${r.version}`) : null,
+      limit: RECENT_CHANGES,
+      days: days.map((d) => ({
+        day: d.day,
+        pages: d.pages.map((p) => ({
+          title: p.title, latestAt: p.latestAt, count: p.revisions.length, several: p.revisions.length > 1,
+          created: p.fromVersion === 0,
+          authors: p.authors.map((a) => ({ ...a, several: a.changes > 1 })),
+          href: pageHref(p.currentSlug),
+          historyHref: pageHref(p.currentSlug, '/history'),
+          diffHref: p.fromVersion > 0 ? pageHref(p.currentSlug, `/diff?from=${p.fromVersion}&to=${p.toVersion}`) : null,
+          lastMessage: p.revisions[0].message,
+          revisions: p.revisions.map((r) => ({
+            version: r.version, author: r.author, message: r.message, createdAt: r.createdAt,
+            revisionHref: pageHref(r.currentSlug, `/revisions/${r.version}`),
+            diffHref: r.version > 1 ? pageHref(r.currentSlug, `/diff?from=${r.version - 1}&to=${r.version}`) : null,
+          })),
+        })),
       })),
     });
   }
@@ -344,7 +363,7 @@ export class PagesWebController {
       indirect: others.filter((n) => n.depth === 2),
       edgeCount: edges.length,
       alone: others.length === 0,
-      scripts: ['/static/vendor/cytoscape/cytoscape.min.js'],
+      scripts: PAGE_GRAPH_SCRIPTS,
     });
   }
 

@@ -24,6 +24,9 @@ const STATUS_BY_CODE: Partial<Record<DomainErrorCode, number>> = {
   [DomainErrorCode.NotFound]: 404,
 };
 
+const DASHBOARD = '/admin/kg-policy';
+/** The most clusters one bulk form may set. */
+const MAX_BULK_CLUSTERS = 500;
 const clusterHref = (cluster: string) => `/admin/kg-policy/ui/clusters/${encodeURIComponent(cluster)}`;
 
 /**
@@ -43,26 +46,30 @@ export class KgPolicyWebController {
   ) {}
 
   @Get()
-  async dashboard(@Query('notice') notice: unknown, @Res() res: Response) {
-    const [clusters, pending, pendingProposals, audit] = await Promise.all([
-      this.policy.listClusters(),
-      this.policy.pending(),
-      this.derivations.pendingProposalCount(),
-      this.policy.auditTrail({ limit: 10 }),
-    ]);
-    // After the others: the check reads in a transaction of its own (one snapshot for every invariant).
-    const health = await this.healthPanel.read();
-    res.render('admin/kg-policy', {
-      title: 'Knowledge-graph policy',
-      notice: noticeOf(notice),
-      reviewDays: this.policy.reviewDays,
-      pendingProposals,
-      staleCount: clusters.filter((c) => c.stale).length,
-      clusters: clusters.map((c) => ({ ...c, href: clusterHref(c.cluster) })),
-      pending: pending.map((p) => ({ ...p, href: clusterHref(p.cluster) })),
-      audit,
-      health: health && { ...health, broken: health.invariants.filter((i) => i.count > 0) },
-    });
+  async dashboard(@Query('notice') notice: unknown, @Query('cluster') cluster: unknown, @Query('count') count: unknown, @Res() res: Response) {
+    await this.renderDashboard(res, 200, { notice: noticeOf(notice, { cluster, count }) });
+  }
+
+  /** Several clusters at once (the group of clusters without a policy): one transaction, one audit row each. */
+  @Post('ui/bulk')
+  @HttpCode(200)
+  async bulk(@Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    const raw = (form as Record<string, unknown> | null)?.clusters;
+    const clusters = [...new Set((Array.isArray(raw) ? raw : [raw]).filter((c): c is string => typeof c === 'string' && c.trim() !== '').map((c) => c.trim()))];
+    const input = readForm(SetPolicyDto, { action: fieldText(form, 'action'), reason: fieldText(form, 'reason') });
+    const error =
+      clusters.length === 0 ? 'Select at least one cluster (the boxes beside them).'
+      : clusters.length > MAX_BULK_CLUSTERS ? `At most ${MAX_BULK_CLUSTERS} clusters at once.`
+      : !input.ok ? input.message : null;
+    if (error || !input.ok) return this.renderDashboard(res, 400, { error: error ?? 'Choose include or exclude.', bulkReason: fieldText(form, 'reason') });
+    try {
+      await this.policy.setPolicies(clusters, input.value, origin);
+    } catch (e) {
+      const status = e instanceof DomainException ? STATUS_BY_CODE[e.code] : undefined;
+      if (!status) throw e;
+      return this.renderDashboard(res, status, { error: (e as Error).message, bulkReason: fieldText(form, 'reason') });
+    }
+    res.redirect(303, `/admin/kg-policy?notice=bulk&count=${clusters.length}`);
   }
 
   @Get('ui/clusters/:cluster')
@@ -73,13 +80,15 @@ export class KgPolicyWebController {
   /** Step 1 of a change: the estimate, with a form to confirm it. */
   @Post('ui/clusters/:cluster/estimate')
   @HttpCode(200)
-  async estimate(@Param('cluster') cluster: string, @Body() form: unknown, @Res() res: Response) {
+  async estimate(@Param('cluster') cluster: string, @Query('reason') later: unknown, @Body() form: unknown, @Res() res: Response) {
     const action = fieldText(form, 'action') as EstimateAction;
     const reason = fieldText(form, 'reason').trim().slice(0, 1000);
     const typed = { action, reason };
+    // From the dashboard's rows (?reason=later) the reason may come on the confirmation page instead.
+    const reasonLater = later === 'later' && reason === '';
     const input = action === 'clear' ? readForm(ClearPolicyDto, { reason }) : readForm(SetPolicyDto, { action, reason });
     if (!ESTIMATE_ACTIONS.includes(action)) return this.renderCluster(res, 400, cluster, { error: 'Choose include, exclude or clear.', typed });
-    if (!input.ok) return this.renderCluster(res, 400, cluster, { error: input.message, typed });
+    if (!input.ok && !reasonLater) return this.renderCluster(res, 400, cluster, { error: input.message, typed });
     await this.userErrors(res, cluster, typed, async () => {
       const estimate = await this.impact.estimate(cluster, action);
       res.render('admin/kg-policy-confirm', {
@@ -88,6 +97,8 @@ export class KgPolicyWebController {
         href: clusterHref(cluster),
         action,
         reason,
+        reasonLater,
+        returnUrl: dashboardReturn(form),
         estimate,
         isClear: action === 'clear',
       });
@@ -106,12 +117,12 @@ export class KgPolicyWebController {
         const input = readForm(ClearPolicyDto, { reason });
         if (!input.ok) throw new DomainException(DomainErrorCode.InvalidInput, input.message);
         await this.policy.clearPolicy(cluster, input.value.reason, origin);
-        return res.redirect(303, `${clusterHref(cluster)}?notice=cleared`);
+        return res.redirect(303, afterChange(form, cluster, 'cleared'));
       }
       const input = readForm(SetPolicyDto, { action, reason });
       if (!input.ok) throw new DomainException(DomainErrorCode.InvalidInput, input.message);
       await this.policy.setPolicy(cluster, input.value, origin);
-      res.redirect(303, `${clusterHref(cluster)}?notice=set`);
+      res.redirect(303, afterChange(form, cluster, 'set'));
     });
   }
 
@@ -180,6 +191,41 @@ export class KgPolicyWebController {
     }
   }
 
+  private async renderDashboard(res: Response, status: number, extra: { notice?: string | null; error?: string; bulkReason?: string }) {
+    const [clusters, pendingProposals, audit] = await Promise.all([
+      this.policy.listClusters(),
+      this.derivations.pendingProposalCount(),
+      this.policy.auditTrail({ limit: 10 }),
+    ]);
+    // After the others: the check reads in a transaction of its own (one snapshot for every invariant).
+    const health = await this.healthPanel.read();
+    const rows = clusters.map((c, i) => ({
+      ...c,
+      href: clusterHref(c.cluster),
+      slugId: i,
+      canInclude: c.action !== 'include',
+      canExclude: c.action !== 'exclude',
+      estimateAction: c.effectiveAction === 'include' ? 'exclude' : 'include',
+      canPurge: c.effectiveAction !== 'include',
+    }));
+    const undecided = rows.filter((c) => !c.action && !c.inheritedFrom);
+    res.status(status).render('admin/kg-policy', {
+      title: 'Knowledge-graph policy',
+      notice: extra.notice ?? null,
+      error: extra.error ?? null,
+      bulkReason: extra.bulkReason ?? '',
+      reviewDays: this.policy.reviewDays,
+      pendingProposals,
+      staleCount: clusters.filter((c) => c.stale).length,
+      clusters: rows,
+      decided: rows.filter((c) => c.action || c.inheritedFrom),
+      undecided,
+      undecidedPages: undecided.reduce((sum, c) => sum + c.pages, 0),
+      audit,
+      health: health && { ...health, broken: health.invariants.filter((i) => i.count > 0) },
+    });
+  }
+
   private async renderCluster(res: Response, status: number, cluster: string, extra: { notice?: string | null; error?: string; typed?: Record<string, string> }) {
     const detail = await this.policy.getCluster(cluster);
     const typed = extra.typed ?? {};
@@ -219,6 +265,21 @@ const ACTION_LABELS: Record<EstimateAction, string> = {
   clear: 'Clear this cluster’s own policy (its parent’s policy, or the default exclude, applies)',
 };
 
-function noticeOf(value: unknown): string | null {
-  return typeof value === 'string' ? (NOTICES[value] ?? null) : null;
+function noticeOf(value: unknown, facts: { cluster?: unknown; count?: unknown } = {}): string | null {
+  if (value === 'bulk' && typeof facts.count === 'string' && /^\d{1,4}$/.test(facts.count)) {
+    return `Policy saved for ${facts.count === '1' ? '1 cluster' : `${facts.count} clusters`}; their pages were reconciled.`;
+  }
+  const text = typeof value === 'string' ? (NOTICES[value] ?? null) : null;
+  return text && typeof facts.cluster === 'string' && facts.cluster.length <= 250 ? `${facts.cluster}: ${text}` : text;
+}
+
+/** Forms on the dashboard come back to it; the cluster page's forms to the cluster page. */
+function dashboardReturn(form: unknown): string | null {
+  return fieldText(form, 'return') === DASHBOARD ? DASHBOARD : null;
+}
+
+function afterChange(form: unknown, cluster: string, notice: string): string {
+  return dashboardReturn(form)
+    ? `${DASHBOARD}?notice=${notice}&cluster=${encodeURIComponent(cluster)}`
+    : `${clusterHref(cluster)}?notice=${notice}`;
 }

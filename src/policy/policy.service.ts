@@ -70,6 +70,21 @@ export class PolicyService {
     return this.afterWrite(cluster);
   }
 
+  /** The same policy for several clusters in one transaction (each audited), then each cluster's pages reconciled. */
+  async setPolicies(clusters: readonly string[], input: { action: PolicyAction; reason: string }, origin: RequestOrigin): Promise<PolicyChangeResponse[]> {
+    for (const cluster of clusters) await this.requireKnownCluster(cluster);
+    await this.policies.transaction(async (tx) => {
+      for (const cluster of clusters) {
+        const previous = await this.policies.findForUpdate(cluster, tx);
+        await this.policies.upsert({ cluster, action: input.action, reason: input.reason, actor: origin.actor.name }, tx);
+        await this.record(origin, 'set', cluster, { previousAction: previous?.action ?? null, action: input.action, reason: input.reason }, tx);
+      }
+    });
+    const changes: PolicyChangeResponse[] = [];
+    for (const cluster of clusters) changes.push(await this.afterWrite(cluster));
+    return changes;
+  }
+
   async clearPolicy(cluster: string, reason: string, origin: RequestOrigin): Promise<PolicyChangeResponse> {
     assertClusterName(cluster);
     await this.policies.transaction(async (tx) => {

@@ -184,7 +184,7 @@ export class KgReviewWebController {
     const href = (params: Record<string, string | undefined>) => withParams(KG_BASE, { ...base, ...params });
     const current = href({ after, before });
     const pending = (proposalStatus ?? 'pending') === 'pending';
-    const items = page.items.map((item, i) => proposalModel(item, page.items[i + 1]?.id ?? page.items[i - 1]?.id ?? null));
+    const items = page.items.map((item, i) => proposalModel(item, page.items[i + 1]?.id ?? page.items[i - 1]?.id ?? null, 'queue'));
     res.status(status === 200 && !input.ok ? 400 : status).render('admin/knowledge-graph', {
       title: 'Review queue',
       extraCss: REVIEW_CSS,
@@ -201,6 +201,8 @@ export class KgReviewWebController {
       sortOptions: options(QUEUE_SORTS, page.sort, SORT_LABELS),
       directionOptions: options(['desc', 'asc'], page.direction, { desc: 'highest / newest first', asc: 'lowest / oldest first' }),
       filtered: FILTER_FIELDS.some((f) => q[f] !== undefined),
+      filterInvalid: !input.ok,
+      chips: filterChips(q, proposalStatus, (field) => href({ [field]: undefined })),
       items,
       pending,
       total: page.total,
@@ -220,7 +222,7 @@ export class KgReviewWebController {
       extraCss: REVIEW_CSS,
       scripts: REVIEW_SCRIPTS,
       nav: 'queue',
-      proposal: proposalModel(proposal, null),
+      proposal: proposalModel(proposal, null, 'page'),
       returnUrl: extra.returnUrl,
       error: extra.error ?? null,
     });
@@ -267,9 +269,11 @@ export class KgReviewWebController {
   }
 }
 
-/** A proposal as the queue and the proposal page show it. */
-function proposalModel(item: ProposalView, nextId: string | null) {
+/** A proposal as the queue (dense: one passage shown, the others folded) and the proposal page (everything) show it. */
+function proposalModel(item: ProposalView, nextId: string | null, where: 'queue' | 'page') {
   const isNode = item.kind === 'node';
+  const evidence = item.evidence.map((e) => ({ ...e, confidencePct: percent(e.confidence) }));
+  const shown = where === 'queue' ? 1 : evidence.length;
   return {
     ...item,
     isNode,
@@ -284,7 +288,10 @@ function proposalModel(item: ProposalView, nextId: string | null) {
     morePages: Math.max(0, item.pages.length - 8),
     pagesShown: item.pages.slice(0, 8),
     moreEvidence: Math.max(0, item.evidenceTotal - item.evidence.length),
-    evidence: item.evidence.map((e) => ({ ...e, confidencePct: percent(e.confidence) })),
+    evidence,
+    evidenceShown: evidence.slice(0, shown),
+    evidenceFolded: evidence.slice(shown),
+    severalPages: item.pages.length > (where === 'queue' ? 1 : 0),
     duplicates: item.duplicates.map((d) => ({ ...d, href: entityHref(d.nodeId), scorePct: percent(d.score) })),
     endpoints: item.endpoints
       ? {
@@ -294,6 +301,30 @@ function proposalModel(item: ProposalView, nextId: string | null) {
       : null,
   };
 }
+
+/** The active filters as chips, each with the link that removes it (the first page of what remains). */
+function filterChips(q: ProposalListQueryDto, status: string | undefined, without: (field: string) => string) {
+  const chips: { label: string; removeHref: string }[] = [];
+  if (status && status !== 'pending') chips.push({ label: `status: ${status}`, removeHref: without('status') });
+  for (const field of FILTER_FIELDS) {
+    const value = q[field];
+    if (value === undefined) continue;
+    chips.push({ label: CHIP_LABELS[field](String(value)), removeHref: without(field) });
+  }
+  return chips;
+}
+
+const CHIP_LABELS: Record<(typeof FILTER_FIELDS)[number], (value: string) => string> = {
+  kind: (v) => (v === 'node' ? 'entities only' : 'relations only'),
+  type: (v) => `type: ${v}`,
+  predicate: (v) => `predicate: ${v.replace(/_/g, ' ')}`,
+  cluster: (v) => `cluster: ${v}`,
+  page: (v) => `page: ${v}`,
+  extractor: (v) => `extractor: ${v}`,
+  minConfidence: (v) => `confidence ≥ ${v}`,
+  maxConfidence: (v) => `confidence ≤ ${v}`,
+  q: (v) => `name contains “${v}”`,
+};
 
 function describeFilter(filter: ProposalFilterDto): string {
   const parts = FILTER_FIELDS.filter((f) => f !== 'minConfidence' && filter[f] !== undefined).map((f) => `${f} ${String(filter[f])}`);

@@ -63,6 +63,10 @@ export interface QueuePage {
   direction: SortDirection;
 }
 
+/** Characters of the passage kept either side of a quote: in the queue's list, and on a proposal's own page. */
+const QUEUE_CONTEXT_CHARS = 110;
+const PAGE_CONTEXT_CHARS = 280;
+
 /** The review queue and one proposal with its evidence, endpoints and possible duplicates. */
 @Injectable()
 export class ReviewQueueService {
@@ -82,7 +86,8 @@ export class ReviewQueueService {
     const before = query.before ? decodeCursor(query.before, sort) : undefined;
     return this.proposals.reading(async (db) => {
       const { rows, more, total } = await this.proposals.page({ filter, sort, direction, after, before, limit: query.limit }, QUEUE_COUNT_CAP, db);
-      const items = await this.views(rows, 3, false, db);
+      // Shorter context around each quote in the list: the queue shows many proposals at once, the proposal page all of it.
+      const items = await this.views(rows, 3, false, db, QUEUE_CONTEXT_CHARS);
       const first = rows[0];
       const last = rows.at(-1);
       const backwards = before !== undefined;
@@ -108,7 +113,7 @@ export class ReviewQueueService {
     return view;
   }
 
-  private async views(rows: ProposalRow[], evidencePerProposal: number, thorough: boolean, db: EntityManager): Promise<ProposalView[]> {
+  private async views(rows: ProposalRow[], evidencePerProposal: number, thorough: boolean, db: EntityManager, contextChars = PAGE_CONTEXT_CHARS): Promise<ProposalView[]> {
     const ids = rows.map((r) => r.id);
     const evidence = await this.proposals.evidence(ids, evidencePerProposal, db);
     const pages = await this.proposals.supportPages(ids, db);
@@ -125,7 +130,7 @@ export class ReviewQueueService {
         ...row,
         // What the admin can see: support from a page in the trash or softly excluded is not counted while hidden.
         supportCount: visibleSupport,
-        evidence: mine.map(evidenceView),
+        evidence: mine.map((e) => evidenceView(e, contextChars)),
         evidenceTotal: visibleSupport,
         pages: pages.filter((p) => p.proposalId === row.id).map((p) => ({ slug: p.slug, title: p.title, href: passageHref(p.slug, p), quotes: p.quotes, bestQuote: p.bestQuote })),
         endpoints: row.kind === 'edge'
@@ -153,7 +158,7 @@ export class ReviewQueueService {
   }
 }
 
-function evidenceView(e: EvidenceRow): EvidenceView {
+function evidenceView(e: EvidenceRow, contextChars: number): EvidenceView {
   return {
     slug: e.slug,
     pageTitle: e.pageTitle,
@@ -162,7 +167,7 @@ function evidenceView(e: EvidenceRow): EvidenceView {
     heading: headingText(e.headingPath),
     quote: e.quote,
     confidence: e.confidence,
-    highlight: highlightQuote(e.chunkText, e.quote),
+    highlight: highlightQuote(e.chunkText, e.quote, contextChars),
   };
 }
 

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { NextFunction, Request, Response } from 'express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import hbs from 'hbs';
 import { registerViewHelpers } from './view-helpers.js';
@@ -18,4 +19,13 @@ export function configureViews(app: NestExpressApplication, root: string): void 
   app.set('view cache', true);
   app.useStaticAssets(path.join(root, 'public'), { prefix: '/static', maxAge: '1h' });
   app.useStaticAssets(path.join(root, 'node_modules/cytoscape/dist'), { prefix: '/static/vendor/cytoscape', maxAge: '1d' });
+  // The fCoSE force layout for the page graph (cytoscape-fcose and the two packages it is built on), from npm: only
+  // their browser bundles, not the rest of each package.
+  for (const file of ['layout-base/layout-base.js', 'cose-base/cose-base.js', 'cytoscape-fcose/cytoscape-fcose.js']) {
+    const absolute = path.join(root, 'node_modules', file);
+    app.use(`/static/vendor/${file}`, (req: Request, res: Response, next: NextFunction) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+      res.sendFile(absolute, { maxAge: '1d' });
+    });
+  }
 }

@@ -64,6 +64,7 @@ describe.skipIf(!HAS_CHROMIUM)('a review session in a real browser', () => {
     await logIn(page, admin, '/admin/knowledge-graph');
     await page.waitForURL(/\/admin\/knowledge-graph$/);
     expect(await page.locator('.kg-card').count()).toBe(5);
+    await page.locator('.kg-filter-panel > summary').click();
     await page.locator('#f-type').selectOption('technology');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(/type=technology/);

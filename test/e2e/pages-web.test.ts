@@ -562,7 +562,7 @@ describe('recent changes', () => {
     expect(html(res)).toContain('href="/page/chronicle"');
     expect(html(res)).toContain('tweak &lt;two&gt; lines');
     expect(html(res)).toContain('href="/page/chronicle/diff?from=1&amp;to=2"');
-    expect(html(res)).toContain('<td>ada</td>');
+    expect(html(res)).toMatch(/<span class="recent-authors">ada( ×\d+)?<\/span>/);
     expect(html(res)).toMatch(/<time datetime="\d{4}-/);
   });
 });
@@ -619,6 +619,17 @@ describe('page graph', () => {
 
   it('serves the graph library and the page script', async () => {
     expect((await web.get('/static/vendor/cytoscape/cytoscape.min.js')).status).toBe(200);
+    // The fCoSE layout: its three browser bundles, in the order the graph page loads them, and nothing else of them.
+    const graphPage = html(await web.get('/page/rich-page/graph'));
+    const bundles = ['/static/vendor/layout-base/layout-base.js', '/static/vendor/cose-base/cose-base.js', '/static/vendor/cytoscape-fcose/cytoscape-fcose.js'];
+    const order = ['/static/vendor/cytoscape/cytoscape.min.js', ...bundles].map((src) => graphPage.indexOf(`<script src="${src}" defer></script>`));
+    expect(order.every((at, i) => at > 0 && (i === 0 || at > order[i - 1]))).toBe(true);
+    for (const src of bundles) {
+      const res = await web.get(src);
+      expect(res.status, src).toBe(200);
+      expect(res.headers['content-type']).toMatch(/javascript/);
+    }
+    expect((await web.get('/static/vendor/cytoscape-fcose/package.json').set(HTML)).status).toBe(404);
     expect((await web.get('/static/js/kurate.js')).status).toBe(200);
     expect((await web.get('/static/css/kurate.css')).status).toBe(200);
   });

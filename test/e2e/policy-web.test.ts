@@ -41,7 +41,11 @@ describe('/admin/kg-policy web UI', () => {
     expect(page).toMatch(/<strong>1 proposal is<\/strong> waiting for review\./);
     expect(page).toContain('href="/admin/knowledge-graph"');
     expect(page).toContain('href="/admin/kg-policy/ui/clusters/docs"');
-    expect(page).toMatch(/<code>personal<\/code><\/a>: 2 pages · <a href="\/admin\/kg-policy\/ui\/clusters\/personal">decide<\/a>/);
+    // Clusters without a policy are grouped apart (collapsed, with their count), each with its row actions.
+    expect(page).toMatch(/<details class="policy-undecided">\s*<summary><strong>1 cluster has no policy<\/strong> <span class="muted">\(2 pages, excluded by default/);
+    const group = page.slice(page.indexOf('<details class="policy-undecided">'));
+    expect(group).toContain('<input type="checkbox" name="clusters" value="personal" form="policy-bulk"');
+    expect(group).toContain('action="/admin/kg-policy/ui/clusters/personal/apply"');
     expect(page).toContain('public docs');
     expect(page).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     expect(page).not.toMatch(/\sstyle=|<style/);
@@ -141,6 +145,79 @@ describe('/admin/kg-policy web UI', () => {
     const events = [...page.matchAll(/<td>Hedy<\/td><td>(\w+)<\/td>/g)].map((m) => m[1]);
     expect(events).toEqual(['clear', 'purge', 'set', 'review', 'set']);
     expect(await html('/admin/kg-policy/ui/audit?cluster=Bad%20Name', 400)).toContain('is not a cluster name');
+  });
+
+  it('acts from the dashboard’s rows: include or exclude at once, estimate first with the reason asked after, purge after a dry run', async () => {
+    const api = await t.as('admin');
+    await api.post('/api/pages').send({ title: 'Row One', body: '---\ncluster: rows\n---\nA row.\n' }).expect(201);
+    const page = await html('/admin/kg-policy');
+    const row = page.slice(page.indexOf('action="/admin/kg-policy/ui/clusters/rows/apply"'));
+    expect(row.slice(0, 1500)).toContain('formaction="/admin/kg-policy/ui/clusters/rows/estimate?reason=later"');
+    expect(row.slice(0, 1500)).toContain('<button type="submit" name="action" value="include" class="small">Include</button>');
+    // Include, straight from the row: back to the dashboard, which says which cluster changed.
+    const included = await form('/admin/kg-policy/ui/clusters/rows/apply', { action: 'include', reason: 'rows are public', return: '/admin/kg-policy' }).expect(303);
+    expect(included.headers.location).toBe('/admin/kg-policy?notice=set&cluster=rows');
+    expect(await html(included.headers.location)).toContain('rows: Policy saved; the cluster’s pages were reconciled.');
+    expect(await policyOf('rows')).toEqual({ action: 'include', reason: 'rows are public' });
+    // The row now offers Exclude (not Include), and its Estimate measures an exclude.
+    const after = await html('/admin/kg-policy');
+    const changed = after.slice(after.indexOf('action="/admin/kg-policy/ui/clusters/rows/apply"')).slice(0, 1500);
+    expect(changed).not.toContain('value="include" class="small">Include</button>');
+    expect(changed).toContain('value="exclude" class="small">Exclude</button>');
+    expect(changed).toMatch(/name="action" value="exclude" formaction="\/admin\/kg-policy\/ui\/clusters\/rows\/estimate\?reason=later"/);
+    // Estimate without a reason: the confirmation asks for it, and confirming returns to the dashboard.
+    const estimate = await form('/admin/kg-policy/ui/clusters/rows/estimate?reason=later', { action: 'exclude', reason: '', return: '/admin/kg-policy' }).expect(200);
+    expect(estimate.text).toContain('Confirm: exclude <code>rows</code>');
+    expect(estimate.text).toMatch(/<input id="reason" name="reason" type="text" maxlength="1000" required>/);
+    expect(estimate.text).toContain('<input type="hidden" name="return" value="/admin/kg-policy">');
+    expect(await policyOf('rows')).toEqual({ action: 'include', reason: 'rows are public' });
+    const excluded = await form('/admin/kg-policy/ui/clusters/rows/apply', { action: 'exclude', reason: 'changed my mind', return: '/admin/kg-policy' }).expect(303);
+    expect(excluded.headers.location).toBe('/admin/kg-policy?notice=set&cluster=rows');
+    expect(await policyOf('rows')).toEqual({ action: 'exclude', reason: 'changed my mind' });
+    // Without ?reason=later the estimate still needs the reason (the cluster page's form), and an apply always does.
+    expect((await form('/admin/kg-policy/ui/clusters/rows/estimate', { action: 'include', reason: '' }).expect(400)).text).toMatch(/reason is required/);
+    expect((await form('/admin/kg-policy/ui/clusters/rows/apply', { action: 'include', reason: ' ', return: '/admin/kg-policy' }).expect(400)).text).toMatch(/reason is required/);
+    expect(await policyOf('rows')).toEqual({ action: 'exclude', reason: 'changed my mind' });
+    // Purge… from the row is the dry run with the typed confirmation, as on the cluster page.
+    const dry = await form('/admin/kg-policy/ui/clusters/rows/purge', { reason: '', return: '/admin/kg-policy' }).expect(200);
+    expect(dry.text).toContain('Dry run: purging &quot;rows&quot;');
+    // A return address elsewhere is ignored: back to the cluster page.
+    const elsewhere = await form('/admin/kg-policy/ui/clusters/rows/apply', { action: 'include', reason: 'again', return: 'https://evil.example/' }).expect(303);
+    expect(elsewhere.headers.location).toBe('/admin/kg-policy/ui/clusters/rows?notice=set');
+  });
+
+  it('sets several clusters without a policy at once, and refuses a bulk form without its CSRF token or its choices', async () => {
+    const api = await t.as('admin');
+    for (const [title, cluster] of [['Bulk A', 'bulk-a'], ['Bulk B', 'bulk-b'], ['Bulk C', 'bulk-c']]) {
+      await api.post('/api/pages').send({ title, body: `---\ncluster: ${cluster}\n---\nText.\n` }).expect(201);
+    }
+    await browser.post('/admin/kg-policy/ui/bulk').type('form').set('Accept', 'text/html')
+      .send({ clusters: ['bulk-a', 'bulk-b'], action: 'include', reason: 'sneaky' }).expect(403);
+    expect(await policyOf('bulk-a')).toBeNull();
+    expect((await form('/admin/kg-policy/ui/bulk', { action: 'include', reason: 'none chosen' }).expect(400)).text).toContain('Select at least one cluster');
+    const noReason = await browser.post('/admin/kg-policy/ui/bulk').type('form').set('Accept', 'text/html')
+      .send(`_csrf=${encodeURIComponent(csrf)}&clusters=bulk-a&action=include&reason=`).expect(400);
+    expect(noReason.text).toMatch(/reason is required/);
+    const badAction = await browser.post('/admin/kg-policy/ui/bulk').type('form').set('Accept', 'text/html')
+      .send(`_csrf=${encodeURIComponent(csrf)}&clusters=bulk-a&action=maybe&reason=why`).expect(400);
+    expect(badAction.text).toContain('action must be one of: include, exclude');
+    expect(badAction.text).toContain('value="why"');
+    const unknown = await browser.post('/admin/kg-policy/ui/bulk').type('form').set('Accept', 'text/html')
+      .send(`_csrf=${encodeURIComponent(csrf)}&clusters=bulk-a&clusters=no-such-cluster&action=include&reason=why`).expect(404);
+    expect(unknown.text).toContain('no-such-cluster');
+    expect(await policyOf('bulk-a')).toBeNull();
+    const done = await browser.post('/admin/kg-policy/ui/bulk').type('form').set('Accept', 'text/html')
+      .send(`_csrf=${encodeURIComponent(csrf)}&clusters=bulk-a&clusters=bulk-b&action=include&reason=${encodeURIComponent('both public')}`).expect(303);
+    expect(done.headers.location).toBe('/admin/kg-policy?notice=bulk&count=2');
+    expect(await html(done.headers.location)).toContain('Policy saved for 2 clusters; their pages were reconciled.');
+    expect(await policyOf('bulk-a')).toEqual({ action: 'include', reason: 'both public' });
+    expect(await policyOf('bulk-b')).toEqual({ action: 'include', reason: 'both public' });
+    expect(await policyOf('bulk-c')).toBeNull();
+    const audited = await t.dataSource.query(`SELECT cluster, actor FROM kg_policy_audit WHERE reason = 'both public' ORDER BY cluster`);
+    expect(audited).toEqual([{ cluster: 'bulk-a', actor: 'Hedy' }, { cluster: 'bulk-b', actor: 'Hedy' }]);
+    // Their pages were reconciled: now included.
+    const excluded = await t.dataSource.query(`SELECT p.slug FROM kg_excluded_pages e JOIN pages p ON p.id = e.page_id WHERE p.slug IN ('bulk-a', 'bulk-b')`);
+    expect(excluded).toEqual([]);
   });
 
   it('answers 404 for an unknown cluster', async () => {

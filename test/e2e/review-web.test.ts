@@ -73,6 +73,45 @@ describe('/admin/knowledge-graph web UI', () => {
     await html(`${BASE}/ui/proposals/987654`, 404);
   });
 
+  it('folds the filters into one line with chips that each remove their filter, and opens the panel when a filter is wrong', async () => {
+    const plain = await html(BASE);
+    expect(plain).toContain('<details class="kg-filter-panel">');
+    expect(plain).not.toContain('class="kg-chips"');
+    const filtered = (await html(`${BASE}?type=person&minConfidence=0.9&q=marie&sort=age`)).replaceAll('&#x3D;', '=');
+    expect(filtered).toContain('<summary class="button">Filters <span class="kg-filter-count">(3)</span></summary>');
+    const chips = [...filtered.matchAll(/<a class="chip kg-chip" href="([^"]+)" title="Remove this filter">([^<]+) <span/g)].map((m) => [m[2], m[1].replaceAll('&amp;', '&')]);
+    // Each chip's link keeps the other filters and the sort, and drops its own.
+    expect(chips).toEqual([
+      ['type: person', '/admin/knowledge-graph?minConfidence=0.9&q=marie&sort=age'],
+      ['confidence ≥ 0.9', '/admin/knowledge-graph?type=person&q=marie&sort=age'],
+      ['name contains “marie”', '/admin/knowledge-graph?type=person&minConfidence=0.9&sort=age'],
+    ]);
+    expect(filtered).toContain('<a href="/admin/knowledge-graph" class="kg-chip-clear">Clear all</a>');
+    expect(await html(`${BASE}?status=rejected`)).toContain('>status: rejected <span');
+    expect(await html(`${BASE}?minConfidence=2`, 400)).toContain('<details class="kg-filter-panel" open>');
+  });
+
+  it('shows the best passage of each proposal in the queue and folds the others; the proposal page shows them all', async () => {
+    const passages = [];
+    for (const [i, text] of ['Rosalind Franklin imaged DNA.', 'Rosalind Franklin worked in London.', 'Later, Rosalind Franklin studied viruses.'].entries()) {
+      passages.push({ ...(await kg.passage(`Franklin ${i + 1}`, text)), quote: 'Rosalind Franklin' });
+    }
+    const rosalind = await kg.nodeProposal({ name: 'Rosalind Franklin', type: 'person', confidence: 0.91, support: passages });
+    const queue = await html(`${BASE}?q=rosalind`);
+    const card = queue.slice(queue.indexOf(`id="p-${rosalind}"`), queue.indexOf('</article>', queue.indexOf(`id="p-${rosalind}"`)));
+    const folded = card.indexOf('<details class="kg-more-evidence">');
+    expect(folded).toBeGreaterThan(0);
+    expect(card.slice(0, folded).match(/<blockquote class="kg-evidence">/g)).toHaveLength(1);
+    expect(card.slice(folded)).toMatch(/<summary>2 more passages<\/summary>/);
+    expect(card.slice(folded).match(/<blockquote class="kg-evidence">/g)).toHaveLength(2);
+    // Three pages support it: the queue names them.
+    expect(card).toContain('<span class="fact-label">Supported by</span>');
+    const page = await html(`${BASE}/ui/proposals/${rosalind}`);
+    const own = page.slice(page.indexOf(`id="p-${rosalind}"`), page.indexOf('</article>', page.indexOf(`id="p-${rosalind}"`)));
+    expect(own).not.toContain('kg-more-evidence');
+    expect(own.match(/<blockquote class="kg-evidence">/g)).toHaveLength(3);
+  });
+
   it('approves after editing, through the form; goes back to the queue with what happened and an undo button', async () => {
     const p = await kg.passage('Form Page', 'Tim Berners Lee made the web.');
     const tim = await kg.nodeProposal({ name: 'Tim Berners Lee', type: 'concept', support: [p] });
