@@ -7,20 +7,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readVaultFile, scanVault } from '../src/cli/vault-files.js';
-import { pagesOfVault } from '../src/cli/vault-pages.js';
 import { BUILTIN_EXTRACTOR_MODEL } from '../src/extractors/builtin/builtin.extractor.js';
 import { fitCalibration, type ReviewedScore } from '../src/kg/calibration.js';
 import { REPO_ROOT } from '../test/support/database.js';
-import { FOAM_DOCS } from '../test/support/fixtures.js';
 import { startTestApp, type TestApp } from '../test/support/test-app.js';
 import { importPages, setPolicy, startWorker, waitForJobs } from '../test/e2e/kg-test-helpers.js';
+import { corpora, corpusPages } from './corpora.js';
 import { entityVerdict, labelKey, relationKey, type JudgedSet } from './extraction-judging.js';
 
-/** The judged corpora the map is fitted on: their folder, judged set and the clusters extracted. */
-const CORPORA = [
-  { name: 'foam-docs', dir: FOAM_DOCS, judged: 'test/fixtures/extraction-judged/foam-docs.json', clusters: ['user', 'dev'] },
-];
+/** The judged corpora the map is fitted on (eval/corpora.ts): each one's judged set names the clusters extracted. */
+const CORPORA = corpora().map((c) => ({ name: c.name, dir: c.root, judged: `test/fixtures/extraction-judged/${c.name}.json` }));
 const OUT = path.resolve(REPO_ROOT, 'src/kg/calibration-builtin.ts');
 
 describe('calibration of the built-in extractor on the judged sets', () => {
@@ -34,12 +30,10 @@ describe('calibration of the built-in extractor on the judged sets', () => {
       if (!existsSync(file)) continue;
       const judged: JudgedSet = JSON.parse(readFileSync(file, 'utf8'));
       t = await startTestApp();
-      const scan = await scanVault(corpus.dir);
-      const sources = await Promise.all(scan.files.map(async (f) => ({ relativePath: f.relativePath, source: await readVaultFile(corpus.dir, f) })));
-      await importPages(await t.as('author'), pagesOfVault(sources).pages);
+      await importPages(await t.as('author'), await corpusPages(corpus.dir));
       const admin = await t.as('admin');
       await startWorker(t);
-      for (const cluster of corpus.clusters) await setPolicy(admin, cluster, 'include');
+      for (const cluster of judged.clusters ?? []) await setPolicy(admin, cluster, 'include');
       await waitForJobs(t, { timeoutMs: 600_000 });
       const rows: { kind: 'node' | 'edge'; name: string; type: string; source: string; predicate: string; target: string; raw: number }[] = await t.dataSource.query(
         `SELECT kind, name, node_type AS type, source_name AS source, predicate, target_name AS target, raw_confidence AS raw

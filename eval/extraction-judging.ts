@@ -17,8 +17,23 @@ export interface Judgment {
 export interface JudgedSet {
   corpus: string;
   rubric: string;
+  /** The clusters an admin includes before extraction: the verdicts hold for the queue of these pages. */
+  clusters: string[];
+  /** How and when the proposals were drawn and judged. */
+  judged?: string;
+  /** Present when only a random sample of the queue was judged (absent: the whole queue was). */
+  sample?: SampleDraw;
   entities: Record<string, Judgment>;
   relations: Record<string, Judgment>;
+}
+
+/** A seeded random draw from one run's pending queue (drawSample), written into the judged set. */
+export interface SampleDraw {
+  seed: number;
+  /** The queue it was drawn from: distinct entity labels and relation keys of that run. */
+  drawnFrom: { entities: number; relations: number };
+  /** How many were drawn: every relation when there were few. */
+  drawn: { entities: number; relations: number };
 }
 
 export interface ProposedEntity {
@@ -130,6 +145,43 @@ export function expectedCalibrationError(points: { confidence: number; approved:
     total += (inBin.length / points.length) * Math.abs(meanConfidence - rate);
   }
   return round(total);
+}
+
+/**
+ * `size` keys drawn at random from `keys` with a fixed seed: the distinct keys sorted (so the draw does not depend on the
+ * order the queue was read in), shuffled by Fisher–Yates with mulberry32, the first `size` kept, returned sorted.
+ * The same queue and seed always give the same sample.
+ */
+export function drawSample(keys: string[], size: number, seed: number): string[] {
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new Error(`The seed must be an integer from 0 to 2^32-1, not ${seed}`);
+  const pool = [...new Set(keys)].sort();
+  const random = mulberry32(seed);
+  for (let i = pool.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [pool[i], pool[j]] = [pool[j], pool[i]];
+  }
+  return pool.slice(0, Math.max(0, size)).sort();
+}
+
+/** mulberry32: a 32-bit seeded generator, uniform in [0, 1). Written out so a recorded seed draws the same forever. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * How many of `total` proposals an admin keeps (or approves), from the judged ones: the count itself when the whole
+ * queue was judged, else the judged share scaled to the queue (a random sample estimates the queue's share).
+ */
+export function keptEstimate(kept: number, judged: number, total: number, sampled: boolean): number {
+  if (!sampled) return kept;
+  return judged === 0 ? 0 : (kept * total) / judged;
 }
 
 function round(n: number): number {

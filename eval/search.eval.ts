@@ -3,6 +3,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type supertest from 'supertest';
 import { afterAll, describe, expect, it } from 'vitest';
+import { KgConsistencyService } from '../src/consistency/kg-consistency.service.js';
 import { JobWorker } from '../src/jobs/job-worker.service.js';
 import { PagesService } from '../src/pages/pages.service.js';
 import { SearchService, type SearchOptions } from '../src/search/search.service.js';
@@ -166,6 +167,13 @@ for (const corpus of CORPORA) {
       for (const row of rows.filter((r) => r.config === DEFAULT_CONFIGURATION && FLOOR_STATES[r.graph])) {
         (measured[corpus.name] ??= {})[FLOOR_STATES[row.graph]] = Number(row.all.ndcg.toFixed(3));
       }
+    });
+
+    it('leaves a knowledge graph the consistency checker finds nothing wrong with (kurate kg check)', async () => {
+      const report = await t.app.get(KgConsistencyService).check();
+      const findings = report.invariants.filter((i) => i.count > 0).map((i) => `${i.name}: ${i.count} (${JSON.stringify(i.examples).slice(0, 200)})`);
+      facts.push(`kurate kg check after the import, extraction and approvals: ${report.findings} findings`);
+      expect(findings).toEqual([]);
     });
   });
 }

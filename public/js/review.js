@@ -93,7 +93,13 @@
     if (place && typeof place.top === 'number') {
       select(start, false);
       cards[start].focus({ preventScroll: true });
-      window.scrollTo({ top: window.scrollY + cards[start].getBoundingClientRect().top - place.top, behavior: 'instant' });
+      var keepHeight = function () {
+        var drift = cards[start].getBoundingClientRect().top - place.top;
+        if (Math.abs(drift) > 1) window.scrollTo({ top: window.scrollY + drift, behavior: 'instant' });
+      };
+      keepHeight();
+      // Once more when everything has loaded, should anything above the card have changed height meanwhile.
+      if (document.readyState !== 'complete') window.addEventListener('load', keepHeight, { once: true });
     } else {
       select(start, Boolean(focusId));
     }

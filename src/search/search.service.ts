@@ -283,6 +283,7 @@ export class SearchService implements OnApplicationBootstrap {
     let ranking: FusedItem[] = [...fused, ...lexical.hits.filter((h) => !inHead.has(h.pageId)).map((h) => ({ key: h.pageId, score: 0, ranks: {}, contributions: {} }))];
     const lexicalIds = new Set(lexical.hits.map((h) => h.pageId));
     let total = lexical.total + fused.filter((f) => !lexicalIds.has(f.key)).length;
+    const describedById = new Map(described.map((d, i) => [d.pageId, { ...d, rank: i + 1 }]));
     // Slots for pages the best hits link to (an answer one link away from the page that matches the words).
     const slots = options.linkedSlots ?? this.config.linkedSlots;
     const linkedFrom = new Map<string, number[]>();
@@ -292,7 +293,8 @@ export class SearchService implements OnApplicationBootstrap {
       const unwanted = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), excluded);
       // Only pages that share a word with the query (or its expansion) or that it names: a link alone is no answer.
       const related = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), [words, expansion?.words ?? ''].join(' '));
-      const kept = candidates.filter((c) => !unwanted.has(c.pageId) && (related.has(c.pageId) || named.has(c.pageId))).slice(0, slots);
+      // Or whose entity other pages describe in the query's words (approved knowledge: entity-context.ts).
+      const kept = candidates.filter((c) => !unwanted.has(c.pageId) && (related.has(c.pageId) || named.has(c.pageId) || describedById.has(c.pageId))).slice(0, slots);
       for (const c of kept) linkedFrom.set(c.pageId, c.linkedFrom);
       const byId = new Map(ranking.map((r) => [r.key, r]));
       ranking = withLinkedSlots(ids, kept, slots).map((id) => byId.get(id) ?? { key: id, score: 0, ranks: {}, contributions: {} });
@@ -303,7 +305,6 @@ export class SearchService implements OnApplicationBootstrap {
     const lexicalById = new Map<string, { hit: LexicalHit; rank: number }>(lexical.hits.map((hit, i) => [hit.pageId, { hit, rank: i + 1 }]));
     const vectorById = new Map((vector ?? []).map((v, i) => [v.pageId, { ...v, rank: i + 1 }]));
     const graphById = new Map((graph?.ranked ?? []).map((g, i) => [g.pageId, { ...g, rank: i + 1 }]));
-    const describedById = new Map(described.map((d, i) => [d.pageId, { ...d, rank: i + 1 }]));
     const cards = await this.repository.pageCards(shown.map((item) => ({ pageId: item.key, chunkId: vectorById.get(item.key)?.bestChunk.chunkId ?? null })), words, includeExcluded);
     const entityNames = options.explain && graph ? await this.namesOf(shown.flatMap((item) => graphById.get(item.key)?.nodeIds ?? [])) : new Map<string, EntityName>();
     const wordOf = options.explain ? await this.repository.wordsOfLexemes([...readerWords, ...understanding.expansion]) : new Map<string, string>();

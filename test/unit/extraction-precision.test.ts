@@ -46,6 +46,9 @@ describe('page titles', () => {
     expect(displayTitle('spell-checking', 'Turn on spell-checking here')).toBe('spell-checking');
     expect(displayTitle('graph-view', 'Nothing about it')).toBe('graph view');
     expect(displayTitle('Graph View', 'graph view')).toBe('Graph View');
+    // A reference definition or a path spells the file: the name is the words.
+    expect(displayTitle('block-anchors', 'See [[block-anchors]].\n\n[block-anchors]: ../features/block-anchors.md "Block Anchors"')).toBe('block anchors');
+    expect(displayTitle('block-anchors', 'Read features/block-anchors.md for block syntax')).toBe('block anchors');
   });
 
   it('proposes a how-to title as nothing, and says why', () => {
@@ -114,6 +117,16 @@ describe('typed relations from sentences', () => {
   it('says nothing when the words between the names state nothing', () => {
     expect(typedRelation('Foam, VS Code and GitHub all work.', entity('Foam'), entity('GitHub'))).toBeNull();
     expect(typedRelation('Use Foam with GitHub.', entity('Foam'), entity('GitHub'))).toBeNull();
+  });
+
+  it('reads "It …" and "This plugin …" on a page about a thing as that thing stating the relation', () => {
+    const result = extractBuiltin(request('The graph shows your notes.\n\nIt uses [[Cytoscape]] to draw them. This feature requires the [[Foam Extension]].', { pageTitle: 'Graph View', linkTargets: ['Cytoscape', 'Foam Extension'] }));
+    expect(result.relations).toContainEqual(expect.objectContaining({ source: 'Graph View', predicate: 'uses', target: 'Cytoscape', signals: ['sentence-pattern', 'page-subject'] }));
+    expect(result.relations).toContainEqual(expect.objectContaining({ source: 'Graph View', predicate: 'requires', target: 'Foam Extension' }));
+    expect(names(result)).toContain('Graph View');
+    // A pronoun with nothing typed after it says nothing; a how-to page has no subject to stand for.
+    expect(extractBuiltin(request('It works well with [[Cytoscape]].', { pageTitle: 'Graph View', linkTargets: ['Cytoscape'] })).relations).toEqual([]);
+    expect(extractBuiltin(request('It uses [[Cytoscape]].', { pageTitle: 'Publish to Vercel', linkTargets: ['Cytoscape'] })).relations).toEqual([]);
   });
 
   it('relates a page to what its See also links point at', () => {

@@ -13,7 +13,7 @@ import { normaliseEntityType } from '../vocabulary.js';
 import { type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
 import { ExtractorError } from '../../llm-client/llm-errors.js';
 
-export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v3';
+export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v4';
 
 /**
  * How much each piece of evidence says that a name is an entity worth proposing. They combine as independent
@@ -381,6 +381,7 @@ export function extractBuiltin(request: ExtractionRequest): {
     }
   }
   relations.push(...seeAlsoRelations(request, sentences, scored, plainText));
+  relations.push(...subjectRelations(request, sentences, scored, plainText, evidenceIn));
   relations.sort((x, y) => y.confidence - x.confidence || x.source.localeCompare(y.source, 'en') || x.target.localeCompare(y.target, 'en'));
   if (relations.length > MAX_RELATIONS) {
     dropped.push({ item: `${relations.length - MAX_RELATIONS} more co-occurrences`, reason: `only the ${MAX_RELATIONS} strongest relations of a chunk are kept` });
@@ -455,6 +456,52 @@ function seeAlsoRelations(request: ExtractionRequest, sentences: Sentence[], sco
     evidence: sentences[target.sentences.find((i) => at.includes(i))!].quote,
     signals: ['see-also'],
   }));
+}
+
+/**
+ * A sentence of a page about a thing that starts by naming its subject without its name: "It requires the Dataview
+ * plugin", "This command uses the Git CLI". Read with the page's name in its place, the typed patterns of
+ * relation-patterns.ts give the relation from the page's entity to the other name (never `related_to`: a pronoun
+ * alone says nothing of a relation).
+ */
+const SUBJECT_PRONOUN = /^(?:this (?:feature|plugin|extension|command|tool|panel|view|setting|option|page|note|template|integration|package|library|service|format|workflow|function)|it|this)\s+(?=\p{Ll})/iu;
+
+function subjectRelations(
+  request: ExtractionRequest,
+  sentences: Sentence[],
+  scored: { entity: ExtractedEntity; sentences: number[] }[],
+  text: string,
+  evidenceIn: (sentence: number, name: string) => string,
+): ExtractedRelation[] {
+  if (request.pageTitle.trim() === '' || titleKind(request.pageTitle) !== 'entity') return [];
+  const pageName = displayTitle(request.pageTitle, text);
+  const pageKey = variantKey(pageName);
+  const subject: ExtractedEntity = { name: pageName, type: 'concept', confidence: 0, evidence: '' };
+  const relations: ExtractedRelation[] = [];
+  sentences.forEach((sentence, at) => {
+    const pronoun = SUBJECT_PRONOUN.exec(sentence.clean);
+    if (!pronoun || sentence.heading) return;
+    const reworded = `${pageName} ${sentence.clean.slice(pronoun[0].length)}`;
+    for (const other of scored) {
+      if (!other.sentences.includes(at) || variantKey(other.entity.name) === pageKey) continue;
+      const found = typedRelation(reworded, subject, other.entity);
+      if (!found || found.predicate === 'related_to') continue;
+      relations.push({
+        source: found.source, predicate: found.predicate, target: found.target, confidence: round(Math.min(MAX_CONFIDENCE, other.entity.confidence * 0.9)),
+        evidence: evidenceIn(at, other.entity.name), signals: ['sentence-pattern', 'page-subject'],
+      });
+    }
+  });
+  if (relations.length === 0) return [];
+  // The page's own entity joins the chunk's (the sentence names it, by a pronoun), as for "See also".
+  if (!scored.some((s) => variantKey(s.entity.name) === pageKey)) {
+    const first = sentences.findIndex((s) => SUBJECT_PRONOUN.test(s.clean));
+    scored.push({
+      entity: { name: pageName, type: request.linkTargetTypes?.[request.pageTitle] ?? (/\p{Lu}/u.test(pageName) ? 'other' : 'concept'), confidence: confidence(['title'], 0), evidence: sentences[first].quote, signals: ['title', 'page-subject'] },
+      sentences: [first],
+    });
+  }
+  return relations;
 }
 
 /**

@@ -38,7 +38,10 @@ export function displayTitle(title: string, text: string): string {
   if (!text.toLowerCase().includes(first)) return title.replace(/[-_]/g, ' ');
   const words = title.split(/[-_]/);
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${words.map(escapeRegExp).join('[ \\t-]')}(?![\\p{L}\\p{N}])`, 'iu');
-  const found = pattern.exec(text.replace(/\[\[[^\]\n]*\]\]|\]\([^)\n]*\)/g, ' '));
+  // Link targets, destinations, reference definitions (`[block-anchors]: block-anchors.md`) and paths spell the file,
+  // not the name: which chunk is extracted first must not decide how the entity is named.
+  const prose = text.replace(/\[\[[^\]\n]*\]\]|\]\([^)\n]*\)|^\s{0,3}\[[^\]\n]+\]:.*$|\S*\/\S*|\S+\.md\b/gm, ' ');
+  const found = pattern.exec(prose);
   return found ? found[0].replace(/\s+/g, ' ') : words.join(' ');
 }
 
