@@ -90,13 +90,14 @@ export class TriageRepository {
     return db.query(
       `SELECT ${CANDIDATE_COLUMNS}, NULL AS "intoEntityId", NULL AS "intoEntityName", NULL AS "intoEntityType", NULL AS "matchedBy",
               t.lower, t.capitalised, NULL AS "sourceEntityName", NULL AS "targetEntityName"
-         FROM kg_visible_proposals p
+         FROM kg_proposals p
          CROSS JOIN LATERAL (
            SELECT coalesce(sum(pt.lower), 0)::int AS lower, coalesce(sum(pt.capitalised), 0)::int AS capitalised
              FROM kg_page_terms pt WHERE pt.term IN (lower(p.name), p.name_stem)) t
         WHERE p.status = 'pending' AND p.kind = 'node' AND ($2::bigint[] IS NULL OR p.id = ANY($2::bigint[]))
           AND p.name !~ '[[:space:]_-]' AND NOT (p.signals && $3::text[])
           AND t.lower > 0 AND t.lower >= t.capitalised
+          AND EXISTS (SELECT 1 FROM kg_visible_proposals v WHERE v.id = p.id)
         ORDER BY p.confidence, p.id
         LIMIT $1`,
       [limit, ids ?? null, STRONG_SIGNALS],
@@ -111,11 +112,12 @@ export class TriageRepository {
     return db.query(
       `SELECT ${CANDIDATE_COLUMNS}, NULL AS "intoEntityId", NULL AS "intoEntityName", NULL AS "intoEntityType", NULL AS "matchedBy",
               NULL::int AS lower, NULL::int AS capitalised, s.name AS "sourceEntityName", o.name AS "targetEntityName"
-         FROM kg_visible_proposals p
+         FROM kg_proposals p
          CROSS JOIN LATERAL (${ENTITY_OF('p.source_signature')}) s
          CROSS JOIN LATERAL (${ENTITY_OF('p.target_signature')}) o
         WHERE p.status = 'pending' AND p.kind = 'edge' AND p.predicate <> 'related_to' AND s.id <> o.id
           AND ($2::bigint[] IS NULL OR p.id = ANY($2::bigint[]))
+          AND EXISTS (SELECT 1 FROM kg_visible_proposals v WHERE v.id = p.id)
         ORDER BY p.confidence DESC, p.id
         LIMIT $1`,
       [limit, ids ?? null],
