@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AdminHomeModule } from './admin-home/admin-home.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { BackupModule } from './backup/backup.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { ConsistencyModule } from './consistency/consistency.module.js';
 import { CurationModule } from './curation/curation.module.js';
@@ -22,7 +23,7 @@ export class AppModule {
   static forRoot(config: KurateConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, ConsistencyModule, SearchModule, ReviewModule, CurationModule, GraphTransferModule, EntitiesModule, McpModule, AdminHomeModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AuditModule, AuthModule, HealthModule, PagesModule, PolicyModule, KgModule, ConsistencyModule, SearchModule, ReviewModule, CurationModule, GraphTransferModule, EntitiesModule, McpModule, AdminHomeModule, BackupModule],
     };
   }
 }

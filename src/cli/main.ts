@@ -72,6 +72,7 @@ function buildProgram(): Command {
       console.log(options.json ? JSON.stringify(summary, null, 2) : Object.entries(summary).map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n'));
     });
 
+  registerBackupCommands(program);
   registerUserCommands(program);
   registerTokenCommands(program);
   registerKgCommands(program);
@@ -84,6 +85,42 @@ function buildProgram(): Command {
     'kurate kg extract --cluster docs',
     'KURATE_TOKEN=kur_… kurate mcp',
   );
+}
+
+/**
+ * `kurate backup` and `kurate restore` open the database themselves (src/backup/backup-command.ts says why), so they
+ * load the server's modules, and only when one of them runs: the path is computed so that the other commands neither
+ * load nor compile the server.
+ */
+interface BackupCommands {
+  BackupError: abstract new (...args: never[]) => Error;
+  backup(file: string, options: { force: boolean }): Promise<{ lines: string[]; json: unknown }>;
+  restore(file: string, options: { force: boolean }): Promise<{ lines: string[]; json: unknown }>;
+}
+
+function registerBackupCommands(program: Command): void {
+  const run = async (command: 'backup' | 'restore', file: string, options: { force?: boolean; json?: boolean }) => {
+    const module = (await import(new URL('../backup/backup-command.js', import.meta.url).href)) as BackupCommands;
+    try {
+      const result = await module[command](file, { force: options.force === true });
+      console.log(options.json ? JSON.stringify(result.json, null, 2) : result.lines.join('\n'));
+    } catch (error) {
+      if (error instanceof module.BackupError) throw new CliError(error.message);
+      throw error;
+    }
+  };
+  withExamples(program.command('backup'), 'kurate backup kurate-2026-12-01.kbk', 'DATABASE_URL=postgres://kurate@db/kurate kurate backup /backups/kurate.kbk')
+    .description('Write everything that is not derived (pages with history, users, tokens, policies, the knowledge graph and its journal, audit logs, settings) to one archive, from DATABASE_URL or the embedded database in KURATE_DATA_DIR (stop the server first when embedded).')
+    .argument('<file>', 'the archive to write (gzipped; mode 0600: it holds password hashes)')
+    .option('--force', 'overwrite the file if it exists')
+    .option('--json', 'print the summary as JSON')
+    .action((file: string, options: { force?: boolean; json?: boolean }) => run('backup', file, options));
+  withExamples(program.command('restore'), 'KURATE_DATA_DIR=./data-new kurate restore kurate-2026-12-01.kbk', 'DATABASE_URL=postgres://kurate@db/kurate_new kurate restore kurate.kbk')
+    .description('Load an archive of `kurate backup` into an empty instance (DATABASE_URL, or the embedded database in KURATE_DATA_DIR), then rebuild links, search and the graph’s derived data. Stop the servers of that database first.')
+    .argument('<file>', 'the archive to load')
+    .option('--force', 'replace everything in a non-empty instance')
+    .option('--json', 'print the summary as JSON')
+    .action((file: string, options: { force?: boolean; json?: boolean }) => run('restore', file, options));
 }
 
 function listing(page: ApiPage) {

@@ -60,7 +60,9 @@ export class KurateConfig {
 const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY']);
 
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): KurateConfig {
+export function loadConfig(given: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): KurateConfig {
+  // An empty variable is an unset one (compose files write `KURATE_ADMIN_EMAIL: ${KURATE_ADMIN_EMAIL:-}`).
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined && value !== ''));
   const raw = plainToInstance(EnvironmentDto, { ...env }, { excludeExtraneousValues: false });
   const errors = validateSync(raw, { whitelist: true, forbidUnknownValues: false, stopAtFirstError: true });
   if (errors.length > 0) {

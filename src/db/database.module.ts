@@ -4,7 +4,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
-import { openEmbeddedPostgres } from './embedded-postgres.js';
+import { closeEmbeddedPostgres, openEmbeddedPostgres } from './embedded-postgres.js';
 import { migrate } from './migration-runner.js';
 
 export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
@@ -24,14 +24,18 @@ export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
   exports: [EMBEDDED_POSTGRES],
 })
 export class EmbeddedPostgresModule implements OnApplicationShutdown {
-  constructor(@Inject(EMBEDDED_POSTGRES) private readonly pglite: PGlite | null) {}
+  constructor(
+    @Inject(EMBEDDED_POSTGRES) private readonly pglite: PGlite | null,
+    private readonly config: KurateConfig,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
-    if (this.pglite && !this.pglite.closed) await this.pglite.close();
+    if (this.pglite && this.config.database.kind === 'embedded') await closeEmbeddedPostgres(this.pglite, this.config.database.dataDir);
   }
 }
 
-function dataSourceOptions(config: KurateConfig, pglite: PGlite | null): TypeOrmModuleOptions {
+/** TypeORM's options for the configured database (also used by `node dist/migrate.js`). */
+export function dataSourceOptions(config: KurateConfig, pglite: PGlite | null): TypeOrmModuleOptions {
   const common = { type: 'postgres' as const, autoLoadEntities: true, synchronize: false, migrationsRun: false, logging: false };
   if (config.database.kind === 'postgres') {
     return {

@@ -217,6 +217,28 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     return enqueued;
   }
 
+  /**
+   * After a restore, which loads the graph but none of what derives from it: the wiki's word statistics and the
+   * chunks' search vectors are computed again, every included page's extraction is enqueued (its kept chunks cost no
+   * extraction call: the job embeds them and writes the page's extraction record) and entities are re-embedded.
+   * The jobs run on a worker, once a server starts.
+   */
+  async rebuildAfterRestore(): Promise<{ pagesWithTerms: number; chunks: number; enqueued: number }> {
+    let pagesWithTerms = 0;
+    for (let after: string | null = null; ; ) {
+      const batch = await this.planning.candidates({ kind: 'all' }, after, BATCH);
+      if (batch.length === 0) break;
+      for (const page of batch) await this.repository.replacePageTerms(page.id, termCounts(extractionSourceOf(page).markdown));
+      pagesWithTerms += batch.length;
+      after = batch[batch.length - 1].id;
+      if (batch.length < BATCH) break;
+    }
+    const chunks = await this.repository.rebuildChunkSearch();
+    const { enqueued } = await this.request({ kind: 'all' }, false);
+    await this.reembedIfModelChanged();
+    return { pagesWithTerms, chunks, enqueued };
+  }
+
   /** Enqueues the pages of permanent failures again (those still included); returns how many. */
   async retryFailed(): Promise<number> {
     const failures = await this.planning.openFailures(10_000);

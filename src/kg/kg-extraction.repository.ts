@@ -405,6 +405,15 @@ export class KgExtractionRepository {
     );
   }
 
+  /** Every chunk's search vector computed again from its heading path and text, as insertChunks writes it (after a restore). */
+  async rebuildChunkSearch(): Promise<number> {
+    const [, changed]: [unknown[], number] = await this.dataSource.query(
+      `UPDATE kg_content_chunks
+          SET search = setweight(to_tsvector('english', array_to_string(heading_path, ' ')), 'A') || setweight(to_tsvector('english', text), 'B')`,
+    );
+    return changed;
+  }
+
   /** Replaces a page's word counts (kg_page_terms) with these; a page in the trash keeps none. */
   async replacePageTerms(pageId: string, counts: TermCounts | null, tx: EntityManager | DataSource = this.dataSource): Promise<void> {
     await tx.query('DELETE FROM kg_page_terms WHERE page_id = $1', [pageId]);

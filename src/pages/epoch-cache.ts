@@ -18,6 +18,16 @@ export class EpochCache<T> {
     return this.feed.epoch;
   }
 
+  /**
+   * The value, if it is still valid once this process has heard of every page change committed before the call (a
+   * save on another process included). Costs a round trip only when there is something to serve.
+   */
+  async getFresh(key: string): Promise<T | undefined> {
+    if (this.get(key) === undefined) return undefined;
+    await this.feed.caughtUp();
+    return this.get(key);
+  }
+
   get(key: string): T | undefined {
     this.forgetIfStale();
     return this.feed.reliable ? this.entries.get(key) : undefined;

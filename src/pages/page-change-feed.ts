@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import { KurateConfig } from '../config/kurate-config.js';
+import { NotificationBarrier } from '../db/notification-barrier.js';
 
 const CHANNEL = 'kurate_page_changes';
 const RECONNECT_MS = 2_000;
@@ -18,6 +19,7 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
   private client: pg.Client | null = null;
   private stopped = false;
   private readonly lostClients = new WeakSet<pg.Client>();
+  private readonly barrier = new NotificationBarrier(() => this.client);
 
   constructor(private readonly config: KurateConfig) {
     this.listening = config.database.kind === 'embedded';
@@ -39,6 +41,15 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
    */
   get announceChannel(): string | null {
     return this.config.database.kind === 'postgres' ? CHANNEL : null;
+  }
+
+  /**
+   * Resolves once every page change committed before the call is reflected in `epoch`: on PostgreSQL, a round trip
+   * on the LISTEN connection (a save on another process is then seen by the very next read here); on the embedded
+   * database at once (this process made every change itself).
+   */
+  caughtUp(): Promise<void> {
+    return this.config.database.kind === 'postgres' ? this.barrier.sync() : Promise.resolve();
   }
 
   /** After the write committed: this process's caches forget everything at once. */

@@ -92,6 +92,16 @@ export class PageLinksRepository {
     );
   }
 
+  /** Every link resolved again (after a restore rebuilt every page's links and keys); returns how many moved. */
+  async resolveAll(db: EntityManager): Promise<number> {
+    const [, changed]: [unknown[], number] = await db.query(
+      `UPDATE page_links SET resolved_page_id = r.id
+         FROM (SELECT l.id AS link_id, ${RESOLVE_KEY('l.target_key')} AS id FROM page_links l) r
+        WHERE page_links.id = r.link_id AND page_links.resolved_page_id IS DISTINCT FROM r.id`,
+    );
+    return changed;
+  }
+
   /** Live pages (other than the page itself) that link to a page, with what a rewrite of their text needs. */
   sourcesLinkingTo(pageId: string, db: EntityManager): Promise<{ id: string; slug: string; title: string; body: string; version: number }[]> {
     return db.query(

@@ -35,13 +35,14 @@ export class PageViewCache<Model = unknown> {
     return (request: Request, response: Response, next: NextFunction) => {
       const slug = this.anonymousSlug(request);
       if (slug === null) return next();
-      const hit = this.anonymousHtml.get(slug);
-      if (!hit) {
-        response.locals.anonymousView = { slug, epoch: this.anonymousHtml.begin() };
-        return next();
-      }
-      response.set({ 'Content-Type': 'text/html; charset=utf-8', ETag: hit.etag });
-      response.send(hit.html);
+      this.anonymousHtml.getFresh(slug).then((hit) => {
+        if (!hit) {
+          response.locals.anonymousView = { slug, epoch: this.anonymousHtml.begin() };
+          return next();
+        }
+        response.set({ 'Content-Type': 'text/html; charset=utf-8', ETag: hit.etag });
+        response.send(hit.html);
+      }, next);
     };
   }
 

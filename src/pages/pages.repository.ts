@@ -42,10 +42,11 @@ export interface FullTextHit {
 }
 
 // Titles, aliases and tags whole and by the parts of tokens like `Folder/Name` (kurate_search_names, migration 0011).
-const SEARCH_VECTOR = `
-  setweight(to_tsvector('english', kurate_search_names($2)), 'A') ||
-  setweight(to_tsvector('english', kurate_search_names(array_to_string($8::text[] || $7::text[], ' '))), 'B') ||
-  setweight(to_tsvector('english', $14), 'C')`;
+const searchVector = (title: string, tags: string, aliases: string, text: string) => `
+  setweight(to_tsvector('english', kurate_search_names(${title})), 'A') ||
+  setweight(to_tsvector('english', kurate_search_names(array_to_string(${aliases}::text[] || ${tags}::text[], ' '))), 'B') ||
+  setweight(to_tsvector('english', ${text}), 'C')`;
+const SEARCH_VECTOR = searchVector('$2', '$7', '$8', '$14');
 
 // Snippets come from the Markdown, not the YAML block at the top.
 const WITHOUT_FRONTMATTER = (column: string) => `regexp_replace(${column}, '^\\uFEFF?---\\r?\\n.*?\\r?\\n(---|\\.\\.\\.)[ \\t]*(\\r?\\n|$)', '')`;
@@ -115,6 +116,22 @@ export class PagesRepository {
         page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, id, baseVersion],
     );
     return affected === 1;
+  }
+
+  /** Live and trashed pages in id order after `afterId`, with what indexing them takes (a restore rebuilds them). */
+  pagesAfter(afterId: string | null, limit: number): Promise<{ id: string; slug: string; title: string; body: string }[]> {
+    return this.dataSource.query(
+      'SELECT id, slug, title, body FROM pages WHERE ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2',
+      [afterId, limit],
+    );
+  }
+
+  /** A page's derived columns (search vector, link keys) computed again from its parsed source; nothing else moves. */
+  async updateDerived(id: string, page: PageWrite, db: EntityManager): Promise<void> {
+    await db.query(
+      `UPDATE pages SET link_keys = $5, search = ${searchVector('$1', '$2', '$3', '$4')} WHERE id = $6`,
+      [page.title, page.tags, page.aliases, page.text, page.linkKeys, id],
+    );
   }
 
   async insertRevision(revision: Omit<PageRevisionEntity, 'id' | 'createdAt' | 'page'>, db: EntityManager): Promise<void> {

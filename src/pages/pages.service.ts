@@ -186,6 +186,40 @@ export class PagesService {
   }
 
   /**
+   * Every page's derived data computed again from its Markdown, as a save computes it: search vector and link keys
+   * (the search-term triggers follow), outbound links, then every link's resolution. Used after a restore, where
+   * these are rebuilt rather than trusted. A page whose source no longer parses keeps its keys and gets no links.
+   */
+  async rebuildIndex(batchSize = 200): Promise<{ pages: number; links: number; unparsable: string[] }> {
+    const summary = { pages: 0, links: 0, unparsable: [] as string[] };
+    for (let after: string | null = null; ; ) {
+      const batch = await this.pages.pagesAfter(after, batchSize);
+      if (batch.length === 0) break;
+      await this.pages.transaction(async (tx) => {
+        for (const page of batch) {
+          let write: PageWrite;
+          try {
+            write = this.prepare(page.body, page.title, page.slug);
+          } catch {
+            summary.unparsable.push(page.slug);
+            continue;
+          }
+          write.title = page.title;
+          const links = outboundLinks(write.text);
+          await this.pages.updateDerived(page.id, write, tx);
+          await this.links.replaceOutbound(page.id, links, tx);
+          summary.links += links.length;
+        }
+      });
+      summary.pages += batch.length;
+      after = batch[batch.length - 1].id;
+      if (batch.length < batchSize) break;
+    }
+    await this.write([], (tx) => this.links.resolveAll(tx));
+    return summary;
+  }
+
+  /**
    * Runs a page write in one transaction; once it has committed, every process's page caches forget. `linkKeys` are
    * the keys whose resolution the write may change (its own and those it links to): concurrent writes sharing one
    * take turns, so a page and a link to it saved at the same moment still meet.

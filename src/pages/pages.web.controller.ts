@@ -103,7 +103,7 @@ export class PagesWebController {
   @Get('page/:slug')
   async view(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
     const notice = noticeText(req.query.notice, { rewritten: req.query.rewritten });
-    const cached = this.viewCache.models.get(raw);
+    const cached = await this.viewCache.models.getFresh(raw);
     if (cached) return this.renderView(res, { ...cached, notice });
     const epoch = this.viewCache.models.begin();
     const page = await this.locate(raw, '', req, res);

@@ -3,6 +3,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { KurateConfig } from '../config/kurate-config.js';
 import { EMBEDDED_POSTGRES } from '../db/database.module.js';
+import { NotificationBarrier } from '../db/notification-barrier.js';
 import { buildContextIndex, MAX_COUNT_PER_SOURCE, type ContextIndex } from './entity-context.js';
 import { coMentionInformativeness, type NeighbourEdge } from './graph-proximity.js';
 import { NameDictionary, type NamedThing } from './query-names.js';
@@ -75,6 +76,7 @@ export class SearchNamesService implements OnModuleInit, OnApplicationShutdown {
   private unlisten: (() => Promise<void>) | null = null;
   private cached: { epoch: number; at: number; visible: SearchKnowledge; all: SearchKnowledge } | null = null;
   private loading: { epoch: number; promise: Promise<{ visible: SearchKnowledge; all: SearchKnowledge }> } | null = null;
+  private readonly barrier = new NotificationBarrier(() => this.client);
 
   constructor(
     private readonly repository: SearchNamesRepository,
@@ -104,6 +106,8 @@ export class SearchNamesService implements OnModuleInit, OnApplicationShutdown {
 
   /** The current dictionary and neighbour lists: what readers may see, or everything (an admin's explicit bypass). */
   async knowledge(includeExcluded = false): Promise<SearchKnowledge> {
+    // On PostgreSQL, first hear every change committed before this search (an approval on another process included).
+    if (this.client) await this.barrier.sync();
     const fresh = this.cached && this.cached.epoch === this.epoch && (this.listening || Date.now() - this.cached.at < UNRELIABLE_MAX_AGE_MS);
     if (fresh) return includeExcluded ? this.cached!.all : this.cached!.visible;
     const epoch = this.epoch;

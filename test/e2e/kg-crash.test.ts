@@ -1,9 +1,7 @@
 // @module-tag slow (compiles the server and kills its processes): `npm run test:fast` leaves it out; docs/testing.md
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import supertest from 'supertest';
 import { DataSource } from 'typeorm';
@@ -14,7 +12,8 @@ import { UsersService } from '../../src/auth/users.service.js';
 import { loadConfig, type KurateConfig } from '../../src/config/kurate-config.js';
 import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
 import { closedPort } from '../support/cli.js';
-import { ARTIFACTS_DIR, pgliteTemplate, REPO_ROOT, realPostgresUrl, testRunId } from '../support/database.js';
+import { pgliteTemplate, realPostgresUrl, testRunId } from '../support/database.js';
+import { ensureServerBuilt, killHard, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
 import { freshTestConfig } from '../support/test-app.js';
 import { CONSISTENT, gadgetAnswer, gadgetPage, integrity } from './kg-test-helpers.js';
@@ -26,54 +25,9 @@ import { CONSISTENT, gadgetAnswer, gadgetPage, integrity } from './kg-test-helpe
  * On PostgreSQL the web and the worker are two processes sharing the database (KURATE_ROLE=web and worker); on
  * the embedded database it is one process (KURATE_ROLE=all) on a data directory, killed and started again.
  */
-const run = promisify(execFile);
 const ON_POSTGRES = realPostgresUrl() !== null;
-const BUILD = path.join(ARTIFACTS_DIR, `kg-server-${process.env.KURATE_TEST_RUN_ID ?? 'local'}`);
 const PAGE = { title: 'Crash Test', slug: 'crash-test', sections: 3 };
-
-/** The server compiled as `npm run build` does, into .test-artifacts (with the migrations and templates beside it). */
-async function ensureServerBuilt(): Promise<string> {
-  const entry = path.join(BUILD, 'dist/main.js');
-  if (existsSync(entry)) return entry;
-  mkdirSync(BUILD, { recursive: true });
-  await run('npx', ['tsc', '-p', 'tsconfig.json', '--outDir', path.join(BUILD, 'dist')], { cwd: REPO_ROOT });
-  for (const folder of ['migrations', 'views', 'public']) {
-    if (!existsSync(path.join(BUILD, folder))) symlinkSync(path.join(REPO_ROOT, folder), path.join(BUILD, folder));
-  }
-  return entry;
-}
-
-interface Server {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-async function startServer(entry: string, env: Record<string, string>): Promise<Server> {
-  const { KURATE_TOKEN: _t, DATABASE_URL: _d, ...inherited } = process.env;
-  const child = spawn(process.execPath, [entry], { env: { ...inherited, KURATE_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let text = '';
-  child.stdout!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 60_000;
-  while (!/Kurate (worker )?is running/.test(text)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`The server did not start:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, output: () => text, exited };
-}
-
-async function killHard(server: Server): Promise<void> {
-  server.child.kill('SIGKILL');
-  await server.exited;
-}
-
-async function stop(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return;
-  server.child.kill('SIGTERM');
-  await server.exited;
-}
+const stop = stopServer;
 
 /** The application in this process, on the same database or data directory (while no server process holds it). */
 async function openApp(config: KurateConfig): Promise<NestExpressApplication> {
@@ -147,7 +101,6 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
   }
 }
 
-afterAll(() => rmSync(BUILD, { recursive: true, force: true }));
 
 const EXPECTED_AFTER = { chunks: PAGE.sections, distinctChunks: PAGE.sections, proposals: PAGE.sections, distinctProposals: PAGE.sections, support: PAGE.sections, mentions: PAGE.sections, records: 1 };
 
@@ -158,7 +111,7 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
   let dataSource: DataSource;
   let token: string;
   let webPort: number;
-  const servers: Server[] = [];
+  const servers: ServerProcess[] = [];
   const workerEnv = () => ({
     KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '4',
     KURATE_EXTRACT_RETRY_DELAY_SECONDS: '1', KURATE_JOB_POLL_SECONDS: '0.5', DATABASE_URL: (config.database as { url: string }).url, KURATE_ROLE: 'worker',

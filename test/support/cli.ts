@@ -97,7 +97,8 @@ function isFresh(module: CompiledModule, output: string): boolean {
   return statSync(output).mtimeMs >= newestSource;
 }
 
-async function withLock(work: () => Promise<void>): Promise<void> {
+/** One process at a time does `work` (a lock directory in .test-artifacts; test files run in parallel). */
+export async function withLock(work: () => Promise<void>): Promise<void> {
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   for (;;) {
     try {

@@ -1,11 +1,12 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { DataSource } from 'typeorm';
 import { migrate } from '../../src/db/migration-runner.js';
-import { adminQuery, ARTIFACTS_DIR, pgliteTemplatePath, pgTemplateName, realPostgresUrl, withDatabase } from './database.js';
+import { adminQuery, ARTIFACTS_DIR, pgliteTemplatePath, pgTemplateName, realPostgresUrl, testRunId, withDatabase } from './database.js';
 
 /**
  * Migrates one template database before the suite; every test file then gets a fresh copy of it:
@@ -39,6 +40,8 @@ export async function setup(): Promise<void> {
 }
 
 export async function teardown(): Promise<void> {
+  // The server compiled for the files that run it as child processes (test/support/server-process.ts).
+  rmSync(path.join(ARTIFACTS_DIR, `kg-server-${testRunId()}`), { recursive: true, force: true });
   if (realPostgresUrl()) await adminQuery(`DROP DATABASE IF EXISTS ${pgTemplateName()} WITH (FORCE)`);
   else rmSync(pgliteTemplatePath(), { force: true });
 }

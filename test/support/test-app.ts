@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import supertest from 'supertest';
@@ -8,7 +9,7 @@ import type { TokenScope } from '../../src/auth/api-token.entity.js';
 import { ApiTokensService } from '../../src/auth/api-tokens.service.js';
 import { UsersService } from '../../src/auth/users.service.js';
 import { KurateConfig, loadConfig } from '../../src/config/kurate-config.js';
-import { adminQuery, pgTemplateName, pgliteTemplate, realPostgresUrl, withDatabase } from './database.js';
+import { adminQuery, pgTemplateName, pgliteTemplate, pgliteTemplatePath, realPostgresUrl, withDatabase } from './database.js';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -62,23 +63,30 @@ export function someIp(): string {
  */
 const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0', KURATE_PASSWORD_HASH_COST: 'm=1024,t=1,p=1' };
 
-/** Builds the configuration a test runs with: a fresh database of its own, quiet logs. */
-export async function freshTestConfig(env: Record<string, string> = {}): Promise<{ config: KurateConfig; drop: () => Promise<void> }> {
-  const url = realPostgresUrl();
+/**
+ * Builds the configuration a test runs with: a fresh database of its own, quiet logs. `database: 'embedded'` asks for
+ * an in-memory PGlite even when the suite runs on PostgreSQL (then migrated from scratch: there is no PGlite template).
+ */
+export async function freshTestConfig(
+  env: Record<string, string> = {},
+  options: { database?: 'embedded' } = {},
+): Promise<{ config: KurateConfig; drop: () => Promise<void> }> {
+  const url = options.database === 'embedded' ? null : realPostgresUrl();
   if (url) {
     const database = `kurate_test_${randomBytes(6).toString('hex')}`;
     await adminQuery(`CREATE DATABASE ${database} TEMPLATE ${pgTemplateName()}`);
     const config = loadConfig({ KURATE_LOG_LEVEL: 'error', ...TEST_DEFAULTS, ...env, DATABASE_URL: withDatabase(url, database), KURATE_DB_POOL_SIZE: '4' });
     return { config, drop: () => adminQuery(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`) };
   }
-  const config = loadConfig({ KURATE_LOG_LEVEL: 'error', ...TEST_DEFAULTS, ...env, KURATE_DATA_DIR: 'memory://' });
-  if (config.database.kind === 'embedded') config.database.snapshot = pgliteTemplate();
+  const { DATABASE_URL: _unused, ...withoutUrl } = env;
+  const config = loadConfig({ KURATE_LOG_LEVEL: 'error', ...TEST_DEFAULTS, ...withoutUrl, KURATE_DATA_DIR: 'memory://' });
+  if (config.database.kind === 'embedded' && existsSync(pgliteTemplatePath())) config.database.snapshot = pgliteTemplate();
   return { config, drop: async () => {} };
 }
 
 /** Starts the whole application on a fresh database of its own, for one test file. */
-export async function startTestApp(options: { env?: Record<string, string>; listen?: boolean } = {}): Promise<TestApp> {
-  const { config, drop } = await freshTestConfig(options.env);
+export async function startTestApp(options: { env?: Record<string, string>; listen?: boolean; database?: 'embedded' } = {}): Promise<TestApp> {
+  const { config, drop } = await freshTestConfig(options.env, { database: options.database });
   const app = await createApp(config);
   let baseUrl: string | null = null;
   if (options.listen) {

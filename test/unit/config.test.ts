@@ -13,6 +13,14 @@ describe('configuration', () => {
     expect(config.database).toEqual({ kind: 'postgres', url: 'postgres://u:p@db:5432/wiki', ssl: true, poolSize: 5 });
   });
 
+  it('takes an empty variable for an unset one (as compose files write them)', () => {
+    const config = loadConfig({ KURATE_ADMIN_EMAIL: '', KURATE_ADMIN_PASSWORD: '', PORT: '', KURATE_ROLE: '' }, '/srv/wiki');
+    expect(config.auth.initialAdmin).toBeNull();
+    expect(config.http.port).toBe(3000);
+    expect(config.extraction.role).toBe('all');
+    expect(() => loadConfig({ KURATE_ADMIN_EMAIL: 'ada@example.org', KURATE_ADMIN_PASSWORD: '' })).toThrow(/must be set together/);
+  });
+
   it('keeps memory:// as an in-memory embedded database', () => {
     expect(loadConfig({ KURATE_DATA_DIR: 'memory://' }).database).toEqual({ kind: 'embedded', dataDir: 'memory://' });
   });

@@ -1,0 +1,89 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { INestApplicationContext } from '@nestjs/common';
+import { AppModule } from '../app.module.js';
+import { ConfigError, loadConfig } from '../config/kurate-config.js';
+import { DatabaseSetupError } from '../db/migration-runner.js';
+import { BackupError, readBackupHeader } from './backup-archive.js';
+
+/** The CLI tells a user's mistake (one line) from a bug by this class. */
+export { BackupError };
+import { BackupService, RestoreService, type BackupSummary, type RestoreSummary } from './backup.service.js';
+
+/**
+ * `kurate backup` and `kurate restore` work on the database itself (DATABASE_URL, or the embedded database in
+ * KURATE_DATA_DIR), not over HTTP: a restore targets an instance with no users to log in as and replaces the very
+ * accounts and tokens a server would check; a backup holds every password and token hash, which should take the
+ * database's own credentials to read, as pg_dump does. The application's modules run in this process (no HTTP, no
+ * job worker), so derived data is rebuilt by the same code a server runs.
+ */
+export interface CommandResult {
+  /** What to print. */
+  lines: string[];
+  json: BackupSummary | RestoreSummary;
+}
+
+/** Runs `work` with the application's modules on the configured database; errors a user can fix become BackupError. */
+async function withApplication<T>(work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
+  let config;
+  try {
+    // Never create the first admin from this process's environment: a restore brings its own accounts.
+    config = loadConfig({ ...process.env, KURATE_ADMIN_EMAIL: undefined, KURATE_ADMIN_PASSWORD: undefined, KURATE_LOG_LEVEL: process.env.KURATE_LOG_LEVEL ?? 'warn' });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new BackupError(error.message);
+    throw error;
+  }
+  let app: INestApplicationContext;
+  try {
+    // Silent while it starts: a failure to open the database is reported once, as one line, by the CLI.
+    app = await NestFactory.createApplicationContext(AppModule.forRoot(config), { logger: false, abortOnError: false });
+    app.useLogger(['error', 'warn']);
+  } catch (error) {
+    if (error instanceof DatabaseSetupError) throw new BackupError(error.message);
+    throw error;
+  }
+  try {
+    return await work(app);
+  } finally {
+    await app.close();
+  }
+}
+
+export function backup(file: string, options: { force?: boolean }): Promise<CommandResult> {
+  return withApplication(async (app) => {
+    const summary = await app.get(BackupService).write(file, options);
+    const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
+    return {
+      json: summary,
+      lines: [
+        `Wrote ${file}: ${rows} rows of ${summary.tables.length} tables, schema ${summary.schemaVersion}, ${formatBytes(summary.bytes)} before compression.`,
+        `sha256 ${summary.checksum}`,
+        'It holds password and token hashes: keep it as safe as the database.',
+      ],
+    };
+  });
+}
+
+export async function restore(file: string, options: { force?: boolean }): Promise<CommandResult> {
+  // A file that is not a backup is refused before the database is opened (or an embedded one created).
+  await readBackupHeader(file);
+  return withApplication(async (app) => {
+    const summary = await app.get(RestoreService).restore(file, options);
+    const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
+    const { rebuilt } = summary;
+    return {
+      json: summary,
+      lines: [
+        `Restored ${file} (taken ${summary.createdAt}, schema ${summary.schemaVersion}): ${rows} rows of ${summary.tables.length} tables.`,
+        `Rebuilt: links and search of ${rebuilt.pages} pages (${rebuilt.links} links), search of ${rebuilt.chunks} chunks; ` +
+          `${rebuilt.extractionJobs} extraction jobs queued (kept chunks cost no extraction call; a worker runs them once a server starts).`,
+        ...(rebuilt.unparsablePages.length > 0 ? [`Pages whose source does not parse (no links rebuilt): ${rebuilt.unparsablePages.join(', ')}`] : []),
+        'Sessions are not in a backup: everyone logs in again. API tokens keep working.',
+      ],
+    };
+  });
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

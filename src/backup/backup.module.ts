@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module.js';
+import { KgModule } from '../kg/kg.module.js';
+import { PagesModule } from '../pages/pages.module.js';
+import { PolicyModule } from '../policy/policy.module.js';
+import { BackupRepository } from './backup.repository.js';
+import { BackupService, RestoreService } from './backup.service.js';
+
+/** Backup and restore of a whole instance (`kurate backup`, `kurate restore`; docs/operations.md). No routes: see backup-command.ts. */
+@Module({
+  imports: [AuditModule, PagesModule, PolicyModule, KgModule],
+  providers: [BackupRepository, BackupService, RestoreService],
+  exports: [BackupService, RestoreService],
+})
+export class BackupModule {}
