@@ -22,6 +22,8 @@ const EXPECTED = [
   'GET /admin/knowledge-graph/schema', 'GET /admin/knowledge-graph/audit', 'GET /admin/knowledge-graph/audit/:id', 'POST /admin/knowledge-graph/audit/:id/undo',
   'GET /admin/knowledge-graph/jobs', 'POST /admin/knowledge-graph/jobs/retry-failed', 'GET /admin/knowledge-graph/export', 'POST /admin/knowledge-graph/import',
   'GET /admin/knowledge-graph/gaps',
+  'POST /admin/knowledge-graph/entities/:id/synonyms', 'DELETE /admin/knowledge-graph/entities/:id/synonyms/:name',
+  'POST /admin/knowledge-graph/ui/entities/:id/synonyms', 'POST /admin/knowledge-graph/ui/entities/:id/synonyms/remove',
   'GET /admin/knowledge-graph/triage', 'GET /admin/knowledge-graph/triage/:group', 'POST /admin/knowledge-graph/triage/:group',
   'GET /admin/knowledge-graph/calibration', 'POST /admin/knowledge-graph/calibration/refit',
   'GET /admin/knowledge-graph/ui/triage/:group', 'POST /admin/knowledge-graph/ui/triage/:group', 'GET /admin/knowledge-graph/ui/calibration',
