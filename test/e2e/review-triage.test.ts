@@ -131,6 +131,7 @@ describe('triage of the review queue: groups, previews, one action each (JSON an
 
     const html = (await admin.get(BASE).expect(200)).text;
     const card = html.slice(html.indexOf(`id="p-${ids.folder}"`), html.indexOf('</article>', html.indexOf(`id="p-${ids.folder}"`)));
+    expect(card).toContain('<span class="kg-why"><span class="kg-why-label">why</span>');
     expect(card).toContain('<span class="kg-signal" title="appears in a heading">heading <span class="kg-weight">0.3</span></span>');
     expect(card).toContain('2 similar proposals were rejected before');
     expect(card).toContain('title="1 with the same name stem, 1 with the same type and signals"');
