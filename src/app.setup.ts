@@ -5,18 +5,24 @@ import { NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
+import { AppLogger } from './common/app-logger.js';
 import { useAuthentication } from './auth/auth.pipeline.js';
 import { securityHeaders } from './auth/security-headers.js';
 import { GlobalExceptionFilter } from './common/domain-exception.filter.js';
 import { inputRules, InputRulesInterceptor } from './common/input-rules.js';
+import { httpMetrics } from './metrics/http-metrics.js';
+import { Metrics } from './metrics/metrics.js';
 import { PageViewCache } from './pages/page-view-cache.js';
 import type { KurateConfig } from './config/kurate-config.js';
 import { configureViews } from './web/view-engine.js';
+import { uploadFormParser } from './attachments/upload-parser.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Everything that makes the app what it is, shared by main.ts, the tests and the benchmarks. */
 export function configureApp(app: NestExpressApplication, config: KurateConfig): void {
+  // First: every answer is counted and timed, static files and cached page views included.
+  app.use(httpMetrics(app.get(Metrics)));
   app.use(securityHeaders());
   app.useBodyParser('json', { limit: config.http.maxBodyBytes });
   // Flat forms (extended: false): a form field cannot nest, so only JSON needs the depth limit of the input rules.
@@ -32,7 +38,7 @@ export function configureApp(app: NestExpressApplication, config: KurateConfig):
   // Anonymous page views come from memory when they can, before any session work.
   app.use(app.get(PageViewCache).anonymousViews());
   // After the static assets (which need no session), before every route.
-  useAuthentication(app);
+  useAuthentication(app, [uploadFormParser({ maxFileBytes: config.attachments.maxBytes, maxFieldBytes: config.http.maxBodyBytes })]);
   const openApi = new DocumentBuilder()
     .setTitle('Kurate')
     .setDescription('Pages, revisions, the Page Graph and search. Errors are JSON: {statusCode, error, message, code?}.')
@@ -45,14 +51,9 @@ export function configureApp(app: NestExpressApplication, config: KurateConfig):
 export async function createApp(config: KurateConfig): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
-    logger: loggerLevels(config.logLevel),
+    logger: new AppLogger(config.logLevel),
   });
   configureApp(app, config);
   app.enableShutdownHooks();
   return app;
-}
-
-function loggerLevels(level: KurateConfig['logLevel']) {
-  const order = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
-  return order.slice(0, order.indexOf(level) + 1) as ('error' | 'warn' | 'log' | 'debug' | 'verbose')[];
 }

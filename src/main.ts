@@ -1,8 +1,12 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import { createApp } from './app.setup.js';
 import { ConfigError, loadConfig, type KurateConfig } from './config/kurate-config.js';
 import { DatabaseSetupError } from './db/migration-runner.js';
+import { EMBEDDER, type Embedder } from './embedders/embedder.js';
+import { EXTRACTOR, type Extractor } from './extractors/extraction.types.js';
 import { JobWorker } from './jobs/job-worker.service.js';
+import { startupReport } from './startup-report.js';
 
 async function main(): Promise<void> {
   let config: KurateConfig;
@@ -18,7 +22,6 @@ async function main(): Promise<void> {
   try {
     const app = await createApp(config);
     const role = config.extraction.role;
-    const where = config.database.kind === 'embedded' ? `embedded database in ${config.database.dataDir}` : 'PostgreSQL from DATABASE_URL';
     // KURATE_ROLE: web serves HTTP and enqueues jobs; worker works the jobs and serves no HTTP; all does both.
     if (role === 'worker') {
       await app.init();
@@ -26,19 +29,27 @@ async function main(): Promise<void> {
       await app.listen(config.http.port, config.http.host);
     }
     if (role !== 'web') await app.get(JobWorker).start();
-    if (role === 'worker') {
-      console.log(`\nKurate worker is running (${where}): it works extraction jobs and serves no HTTP.\n`);
-    } else {
-      const host = config.http.host === '0.0.0.0' || config.http.host === '127.0.0.1' ? 'localhost' : config.http.host;
-      const jobs = role === 'web' ? ' Jobs are worked by KURATE_ROLE=worker processes.' : '';
-      console.log(`\nKurate is running (${where}).${jobs}\nOpen http://${host}:${config.http.port}/ in your browser.\n`);
-    }
+    const lines = startupReport(config, {
+      version: packageVersion(),
+      nodeVersion: process.version,
+      extractor: app.get<Extractor>(EXTRACTOR),
+      embedder: app.get<Embedder>(EMBEDDER),
+    });
+    console.log(lines.join('\n'));
   } catch (error) {
     if (error instanceof DatabaseSetupError || error instanceof ConfigError) {
       console.error(`\nKurate cannot start: ${error.message}\n`);
       process.exit(1);
     }
     throw error;
+  }
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
   }
 }
 

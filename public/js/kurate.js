@@ -420,8 +420,98 @@
     });
   }
 
+  /**
+   * Files dropped on the editor's text (or chosen in its file field) are uploaded at once (POST /api/attachments)
+   * and their embed is inserted where the cursor is. Without JavaScript the form's "Upload and insert" button does
+   * the same with a round trip.
+   */
+  function setUpAttachments() {
+    var box = document.querySelector('[data-attach]');
+    var source = document.querySelector('[data-preview-source]');
+    if (!box || !source || !window.fetch || !window.FormData) return;
+    var input = box.querySelector('[data-attach-input]');
+    var status = box.querySelector('[data-attach-status]');
+
+    function say(text, isError) {
+      if (!status) return;
+      status.textContent = text;
+      status.classList.toggle('is-error', Boolean(isError));
+    }
+
+    function insert(snippet) {
+      var start = source.selectionStart;
+      var end = source.selectionEnd;
+      var before = source.value.slice(0, start);
+      var text = (before && !/\n$/.test(before) ? '\n' : '') + snippet + '\n';
+      source.setRangeText(text, start, end, 'end');
+      source.dispatchEvent(new Event('input', { bubbles: true }));
+    }
+
+    function upload(file) {
+      var body = new FormData();
+      body.append('file', file, file.name);
+      body.append('onConflict', 'rename');
+      var headers = { Accept: 'application/json' };
+      var token = document.querySelector('meta[name="csrf-token"]');
+      if (token && token.content) headers['X-CSRF-Token'] = token.content;
+      say('Uploading ' + file.name + '…');
+      return fetch('/api/attachments', { method: 'POST', headers: headers, credentials: 'same-origin', body: body })
+        .then(function (response) {
+          return response.json().then(function (data) {
+            return { ok: response.ok, data: data };
+          });
+        })
+        .then(function (result) {
+          if (result.ok && result.data.embed) {
+            insert(result.data.embed);
+            say('Uploaded ' + result.data.path + ' and inserted ' + result.data.embed + '. Save the page to keep it.');
+          } else {
+            say((result.data && result.data.message) || 'The upload failed.', true);
+          }
+        })
+        .catch(function () {
+          say('The upload failed: the server could not be reached. Your text is unaffected.', true);
+        });
+    }
+
+    function uploadAll(files) {
+      var chain = Promise.resolve();
+      Array.prototype.forEach.call(files, function (file) {
+        chain = chain.then(function () {
+          return upload(file);
+        });
+      });
+      return chain;
+    }
+
+    source.addEventListener('dragover', function (event) {
+      if (!event.dataTransfer || Array.prototype.indexOf.call(event.dataTransfer.types, 'Files') < 0) return;
+      event.preventDefault();
+      source.classList.add('is-drop-target');
+    });
+    source.addEventListener('dragleave', function () {
+      source.classList.remove('is-drop-target');
+    });
+    source.addEventListener('drop', function (event) {
+      source.classList.remove('is-drop-target');
+      if (!event.dataTransfer || event.dataTransfer.files.length === 0) return;
+      event.preventDefault();
+      uploadAll(event.dataTransfer.files);
+    });
+    if (input) {
+      input.addEventListener('change', function () {
+        var files = input.files;
+        if (!files || files.length === 0) return;
+        uploadAll(files).then(function () {
+          input.value = '';
+        });
+      });
+    }
+  }
+
   function start() {
     setUpPreview();
+    setUpAttachments();
     setUpConfirmations();
     setUpCheckAll();
     setUpUnsavedWarning();

@@ -6,7 +6,7 @@ import { ACCESS_KEY, type AccessLevel } from './access.decorator.js';
 import { ANONYMOUS, roleAtLeast, type Role } from './actor.js';
 import type { RequestWithActor } from './current-actor.decorator.js';
 
-const NEEDED_ROLE: Record<Exclude<AccessLevel, 'public'>, Role> = { read: 'reader', user: 'reader', author: 'author', admin: 'admin' };
+const NEEDED_ROLE: Record<Exclude<AccessLevel, 'public' | 'metrics'>, Role> = { read: 'reader', user: 'reader', author: 'author', admin: 'admin' };
 const ADMIN_PATH = /^\/(api\/)?admin(\/|$)/;
 
 /**
@@ -31,6 +31,10 @@ export class AccessGuard implements CanActivate {
     if (access === 'read' && this.config.auth.publicRead) return true;
     const actor = request.actor ?? ANONYMOUS;
     if (!actor.userId) throw new DomainException(DomainErrorCode.Unauthenticated, 'Log in to continue.');
+    if (access === 'metrics') {
+      if (actor.role === 'admin' || actor.tokenScopes?.includes('metrics')) return true;
+      throw new DomainException(DomainErrorCode.Forbidden, 'This needs the admin role, or a token with the metrics scope.');
+    }
     const needed = NEEDED_ROLE[access];
     if (!roleAtLeast(actor.role, needed)) {
       const why = actor.via === 'token' ? `This needs the ${needed} role, and this token (or its scopes) does not grant it.` : `This needs the ${needed} role.`;

@@ -28,6 +28,8 @@ export interface Actor {
   tokenId?: string;
   /** When `via` is 'token': when that token expires (null: never). A token cannot create one that outlives it. */
   tokenExpiresAt?: Date | null;
+  /** When `via` is 'token': its scopes (`metrics` lets it scrape /metrics). */
+  tokenScopes?: readonly string[];
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ userId: null, name: 'anonymous', role: null, via: 'anonymous' as const });

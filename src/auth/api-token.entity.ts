@@ -1,7 +1,11 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { UserEntity } from './user.entity.js';
 
-export const TOKEN_SCOPES = ['read', 'write', 'admin'] as const;
+/**
+ * `read`, `write` and `admin` say which role a token acts as at most (reader, author, admin). `metrics` adds the right
+ * to scrape /metrics, and only an admin may grant it (a token with only `metrics` acts as a reader otherwise).
+ */
+export const TOKEN_SCOPES = ['read', 'write', 'admin', 'metrics'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 @Entity('api_tokens')

@@ -22,6 +22,11 @@ export function scopeCeiling(scopes: readonly TokenScope[]): Role {
   return scopes.includes('admin') ? 'admin' : scopes.includes('write') ? 'author' : 'reader';
 }
 
+/** The scope that lets a token do all its owner's role may: reader → read, author → write, admin → admin. */
+export function scopesForRole(role: Role): TokenScope[] {
+  return [role === 'admin' ? 'admin' : role === 'author' ? 'write' : 'read'];
+}
+
 export interface NewTokenInput {
   name: string;
   scopes?: TokenScope[];
@@ -40,10 +45,48 @@ export class ApiTokensService {
     const { actor } = origin;
     if (!actor.userId || !actor.role) throw new DomainException(DomainErrorCode.Unauthenticated, 'Log in to create an API token.');
     const scopes = TOKEN_SCOPES.filter((s) => (input.scopes ?? ['read']).includes(s));
-    const ceiling = scopeCeiling(scopes);
-    if (!roleAtLeast(actor.role, ceiling)) {
+    if (!roleAtLeast(actor.role, scopeCeiling(scopes))) {
       const who = actor.via === 'token' ? `This token acts as ${withArticle(actor.role)}: it` : withArticle(actor.role).replace(/^a/, 'A');
-      throw new DomainException(DomainErrorCode.Forbidden, `${who} cannot create a token with the ${scopes.at(-1)} scope.`);
+      throw new DomainException(DomainErrorCode.Forbidden, `${who} cannot create a token with the ${highestRoleScope(scopes)} scope.`);
+    }
+    return this.issue(actor.userId, { ...input, scopes }, origin, {});
+  }
+
+  /**
+   * `kurate login`: a personal token for a user who just proved their password (LoginService). Its scope is what
+   * their role may do unless they ask for less.
+   */
+  async createAtLogin(user: UserEntity, input: NewTokenInput, ip: string | null): Promise<{ token: string; entity: ApiTokenEntity }> {
+    const scopes = TOKEN_SCOPES.filter((s) => (input.scopes ?? scopesForRole(user.role)).includes(s));
+    if (!roleAtLeast(user.role, scopeCeiling(scopes))) {
+      throw new DomainException(DomainErrorCode.Forbidden, `${withArticle(user.role).replace(/^a/, 'A')} cannot create a token with the ${highestRoleScope(scopes)} scope.`);
+    }
+    const actor: Actor = { userId: user.id, name: user.displayName, role: user.role, via: 'session' };
+    return this.issue(user.id, { ...input, scopes }, { actor, ip }, { via: 'login' });
+  }
+
+  /** An admin makes a token for a service account: never above the account's role, and audited as the admin's act. */
+  async createForServiceAccount(account: UserEntity, input: NewTokenInput, origin: RequestOrigin): Promise<{ token: string; entity: ApiTokenEntity }> {
+    if (origin.actor.role !== 'admin') throw new DomainException(DomainErrorCode.Forbidden, 'Only an admin may create tokens for a service account.');
+    if (account.kind !== 'service') throw new DomainException(DomainErrorCode.InvalidInput, `${account.email} is not a service account: people create their own tokens.`);
+    if (account.disabledAt) throw new DomainException(DomainErrorCode.InvalidInput, `${account.email} is disabled: enable it first.`);
+    const scopes = TOKEN_SCOPES.filter((s) => (input.scopes ?? scopesForRole(account.role)).includes(s));
+    if (!roleAtLeast(account.role, scopeCeiling(scopes))) {
+      throw new DomainException(DomainErrorCode.InvalidInput, `${account.email} is ${withArticle(account.role)}: its tokens cannot have the ${highestRoleScope(scopes)} scope.`);
+    }
+    return this.issue(account.id, { ...input, scopes }, origin, { serviceAccount: account.email });
+  }
+
+  /** Checks the expiry, makes the token, stores its hash and audits it, in one transaction. */
+  private async issue(
+    ownerId: string,
+    input: NewTokenInput & { scopes: TokenScope[] },
+    origin: RequestOrigin,
+    details: Record<string, unknown>,
+  ): Promise<{ token: string; entity: ApiTokenEntity }> {
+    const { actor } = origin;
+    if (input.scopes.includes('metrics') && actor.role !== 'admin') {
+      throw new DomainException(DomainErrorCode.Forbidden, 'Only an admin may grant the metrics scope (it reads the operational metrics at /metrics).');
     }
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
     if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt <= new Date())) {
@@ -60,13 +103,14 @@ export class ApiTokensService {
         `This token expires at ${limit.toISOString()}: a token it creates cannot outlive it. Set expiresAt on or before that time, or create the token after logging in.`,
       );
     }
+    const { scopes } = input;
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const entity = await this.tokens.transaction(async (tx) => {
       const created = await this.tokens.insert(
-        { userId: actor.userId!, name: input.name.trim(), prefix: token.slice(0, SHOWN_PREFIX_LENGTH), tokenHash: hashToken(token), scopes, expiresAt },
+        { userId: ownerId, name: input.name.trim(), prefix: token.slice(0, SHOWN_PREFIX_LENGTH), tokenHash: hashToken(token), scopes, expiresAt },
         tx,
       );
-      await this.audit.record(actor, 'token.create', tokenTarget(created), { tokenId: created.id, scopes, expiresAt }, origin.ip, tx);
+      await this.audit.record(actor, 'token.create', tokenTarget(created), { tokenId: created.id, scopes, expiresAt, ...details }, origin.ip, tx);
       return created;
     });
     return { token, entity };
@@ -105,8 +149,21 @@ export class ApiTokensService {
     if (!found || !user || found.revokedAt || user.disabledAt) return null;
     if (found.expiresAt && found.expiresAt <= new Date()) return null;
     await this.tokens.touch(found.id);
-    return { userId: user.id, name: user.displayName, role: lowerRole(user.role, scopeCeiling(found.scopes)), via: 'token', tokenId: found.id, tokenExpiresAt: found.expiresAt };
+    return {
+      userId: user.id,
+      name: user.displayName,
+      role: lowerRole(user.role, scopeCeiling(found.scopes)),
+      via: 'token',
+      tokenId: found.id,
+      tokenExpiresAt: found.expiresAt,
+      tokenScopes: found.scopes,
+    };
   }
+}
+
+/** The scope that decides the role, for messages: `metrics` alone acts as `read`. */
+function highestRoleScope(scopes: readonly TokenScope[]): TokenScope {
+  return scopes.filter((s) => s !== 'metrics').at(-1) ?? 'read';
 }
 
 function tokenTarget(token: ApiTokenEntity): string {

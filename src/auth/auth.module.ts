@@ -11,10 +11,13 @@ import { IdentityMiddleware } from './identity.middleware.js';
 import { LoginAttemptEntity } from './login-attempt.entity.js';
 import { LoginAttemptsRepository } from './login-attempts.repository.js';
 import { LOGIN_THROTTLER, THROTTLED_MESSAGE } from './login-throttle.js';
+import { LoginTokenApiController } from './login-token.api.controller.js';
 import { LoginWebController } from './login.web.controller.js';
 import { LoginService } from './login.service.js';
 import { PasswordHasher } from './password-hasher.js';
 import { ServerSecretEntity } from './server-secret.entity.js';
+import { ServiceAccountsAdminApiController } from './service-accounts.admin.api.controller.js';
+import { ServiceAccountsAdminWebController } from './service-accounts.admin.web.controller.js';
 import { ServerSecretsRepository } from './server-secrets.repository.js';
 import { SessionEntity } from './session.entity.js';
 import { sessionMiddlewareProvider } from './session.middleware.js';
@@ -41,7 +44,17 @@ const HOURLY = 60 * 60 * 1000;
     ThrottlerModule.forRoot({ throttlers: [LOGIN_THROTTLER], errorMessage: THROTTLED_MESSAGE }),
     AuditModule,
   ],
-  controllers: [LoginWebController, SetupWebController, TokensApiController, TokensWebController, UsersAdminApiController, UsersAdminWebController],
+  controllers: [
+    LoginWebController,
+    LoginTokenApiController,
+    SetupWebController,
+    TokensApiController,
+    TokensWebController,
+    UsersAdminApiController,
+    UsersAdminWebController,
+    ServiceAccountsAdminApiController,
+    ServiceAccountsAdminWebController,
+  ],
   providers: [
     { provide: APP_GUARD, useClass: AccessGuard },
     PasswordHasher,

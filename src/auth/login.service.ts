@@ -33,7 +33,8 @@ export class LoginService {
     const attempt = await this.attempts.find(email);
     if (attempt?.lockedUntil && attempt.lockedUntil > new Date()) throw locked(attempt.lockedUntil);
     const user = await this.users.findWithPasswordHash(email);
-    const ok = user ? await this.hasher.verify(user.passwordHash, password) : await this.hasher.verifyDummy(password);
+    // A service account has no password: it is refused exactly as an unknown email is.
+    const ok = user?.passwordHash ? await this.hasher.verify(user.passwordHash, password) : await this.hasher.verifyDummy(password);
     if (!user || !ok) {
       const { lockedUntil } = await this.attempts.recordFailure(email, this.policy);
       if (lockedUntil && lockedUntil > new Date()) throw locked(lockedUntil);

@@ -56,7 +56,7 @@ export class TokensWebController {
       error: extra.error ?? null,
       created: extra.created ?? null,
       tokens: items.map((t) => ({ ...t, active: t.status === 'active', scopes: t.scopes.join(', ') })),
-      scopes: TOKEN_SCOPES.filter((s) => roleAtLeast(origin.actor.role, scopeCeiling([s]))),
+      scopes: TOKEN_SCOPES.filter((s) => (s === 'metrics' ? origin.actor.role === 'admin' : roleAtLeast(origin.actor.role, scopeCeiling([s])))),
     });
   }
 }

@@ -95,6 +95,7 @@ export class UsersAdminWebController {
         email: u.email,
         displayName: u.displayName,
         role: u.role,
+        service: u.kind === 'service',
         disabled: u.disabledAt !== null,
         createdAt: u.createdAt,
         lastLoginAt: u.lastLoginAt,

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import type { Role } from './actor.js';
-import { UserEntity } from './user.entity.js';
+import { UserEntity, type UserKind } from './user.entity.js';
 
-export type NewUser = Pick<UserEntity, 'email' | 'displayName' | 'passwordHash' | 'role'>;
+export type NewUser = Pick<UserEntity, 'email' | 'displayName' | 'passwordHash' | 'role'> & { kind?: UserKind };
 
 // Any fixed number: changes that could remove the last admin take turns.
 const ADMIN_CHANGE_LOCK = 7_104_263;
@@ -43,8 +43,14 @@ export class UsersRepository {
     return this.dataSource.manager.findAndCount(UserEntity, { order: { createdAt: 'ASC', email: 'ASC' }, take: limit, skip: offset });
   }
 
+  /** People only: a service account cannot log in to the admin screens, so it never counts as "an admin left". */
   countEnabledAdmins(db: EntityManager = this.dataSource.manager): Promise<number> {
-    return db.count(UserEntity, { where: { role: 'admin', disabledAt: IsNull() } });
+    return db.count(UserEntity, { where: { role: 'admin', disabledAt: IsNull(), kind: 'person' } });
+  }
+
+  /** Service accounts by handle. */
+  listByKind(kind: UserKind): Promise<UserEntity[]> {
+    return this.dataSource.manager.find(UserEntity, { where: { kind }, order: { email: 'ASC' } });
   }
 
   async insert(user: NewUser, db: EntityManager): Promise<UserEntity> {

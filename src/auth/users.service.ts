@@ -15,6 +15,18 @@ export interface NewUserInput {
   role: Role;
 }
 
+export interface NewServiceAccountInput {
+  /** Its name, e.g. `ci-bot`: stored (lower-cased) where a person's email is. */
+  handle: string;
+  role: Role;
+  /** What it is for; shown as its display name (default: the handle). */
+  description?: string;
+}
+
+/** Lower-case, no '@': a handle can never be a person's email. */
+export const SERVICE_ACCOUNT_HANDLE = /^[a-z0-9][a-z0-9._-]{1,63}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Where an admin action came from, for the audit log. */
 export interface RequestOrigin {
   actor: Actor;
@@ -86,7 +98,7 @@ export class UsersService {
     return this.users.adminChange(async (tx) => {
       const user = await this.existing(id, tx);
       if (user.role === role) return user;
-      if (user.role === 'admin' && user.disabledAt === null) await this.refuseLastAdmin(tx, `change the role of ${user.email}`);
+      if (user.kind === 'person' && user.role === 'admin' && user.disabledAt === null) await this.refuseLastAdmin(tx, `change the role of ${user.email}`);
       await this.users.setRole(id, role, tx);
       await this.audit.record(origin.actor, 'user.role', userTarget(user), { userId: id, from: user.role, to: role }, origin.ip, tx);
       return (await this.users.findById(id, tx))!;
@@ -98,7 +110,7 @@ export class UsersService {
     return this.users.adminChange(async (tx) => {
       const user = await this.existing(id, tx);
       if ((user.disabledAt !== null) === disabled) return user;
-      if (disabled && user.role === 'admin') await this.refuseLastAdmin(tx, `disable ${user.email}`);
+      if (disabled && user.kind === 'person' && user.role === 'admin') await this.refuseLastAdmin(tx, `disable ${user.email}`);
       await this.users.setDisabled(id, disabled, tx);
       const endedSessions = disabled ? await this.sessions.deleteByUser(id, tx) : 0;
       await this.audit.record(origin.actor, disabled ? 'user.disable' : 'user.enable', userTarget(user), { userId: id, ...(disabled ? { endedSessions } : {}) }, origin.ip, tx);
@@ -111,11 +123,44 @@ export class UsersService {
     const passwordHash = await this.hasher.hash(password);
     return this.users.adminChange(async (tx) => {
       const user = await this.existing(id, tx);
+      if (user.kind === 'service') {
+        throw new DomainException(DomainErrorCode.InvalidInput, `${user.email} is a service account: it has no password and acts only through its API tokens.`);
+      }
       await this.users.setPasswordHash(id, passwordHash, tx);
       const endedSessions = await this.sessions.deleteByUser(id, tx);
       await this.audit.record(origin.actor, 'user.password_reset', userTarget(user), { userId: id, endedSessions }, origin.ip, tx);
       return user;
     });
+  }
+
+  /**
+   * A service account: a user that never logs in with a password and acts only through the tokens an admin makes
+   * for it. Its handle (lower-case letters, digits, '.', '_', '-') is unique among all accounts.
+   */
+  async createServiceAccount(input: NewServiceAccountInput, origin: RequestOrigin): Promise<UserEntity> {
+    const handle = input.handle.trim().toLowerCase();
+    if (!SERVICE_ACCOUNT_HANDLE.test(handle)) {
+      throw new DomainException(DomainErrorCode.InvalidInput, `name must be 2 to 64 lower-case letters, digits, '.', '_' or '-', starting with a letter or digit (got "${input.handle}").`);
+    }
+    return this.users.adminChange(async (tx) => {
+      if (await this.users.findByEmail(handle, tx)) {
+        throw new DomainException(DomainErrorCode.EmailTaken, `An account named ${handle} already exists.`);
+      }
+      const user = await this.users.insert({ email: handle, displayName: (input.description ?? '').trim() || handle, passwordHash: null, role: input.role, kind: 'service' }, tx);
+      await this.audit.record(origin.actor, 'service_account.create', userTarget(user), { userId: user.id, role: user.role }, origin.ip, tx);
+      return user;
+    });
+  }
+
+  listServiceAccounts(): Promise<UserEntity[]> {
+    return this.users.listByKind('service');
+  }
+
+  /** A service account by id or handle; NotFound for anything else (a person included). */
+  async getServiceAccount(ref: string): Promise<UserEntity> {
+    const user = UUID.test(ref) ? await this.users.findById(ref) : await this.users.findByEmail(ref.trim().toLowerCase());
+    if (!user || user.kind !== 'service') throw new DomainException(DomainErrorCode.NotFound, `There is no service account ${ref}.`);
+    return user;
   }
 
   private async existing(id: string, tx: EntityManager): Promise<UserEntity> {

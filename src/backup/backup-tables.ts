@@ -27,6 +27,11 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: 'pages', orderBy: 'id', derivedColumns: ['search'], content: true },
   { name: 'page_revisions', orderBy: 'id', content: true },
   { name: 'page_redirects', orderBy: 'old_slug', content: true },
+  // Attachments (migration 0015): the catalogue, the bytes of the database store (a local folder or an S3 bucket is
+  // backed up beside the archive: docs/attachments.md), and which page references which file since which version.
+  { name: 'attachments', orderBy: 'id', content: true },
+  { name: 'attachment_blobs', orderBy: 'sha256', content: true },
+  { name: 'page_file_refs', orderBy: 'page_id, target', content: true },
   { name: 'kg_cluster_policy', orderBy: 'cluster', content: true },
   { name: 'kg_policy_audit', orderBy: 'id', content: true, appendOnly: true },
   // Chunks are the anchors of the graph's evidence (proposals, mentions and their quotes point at them), and keeping

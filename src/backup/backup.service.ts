@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Injectable, Logger } from '@nestjs/common';
+import { PageFileRefsService } from '../attachments/page-file-refs.service.js';
 import { AuditService, type AuditActor } from '../audit/audit.service.js';
 import { KurateConfig } from '../config/kurate-config.js';
 import { KgExtractionQueue } from '../kg/kg-extraction-queue.service.js';
@@ -89,6 +90,7 @@ export class RestoreService {
     private readonly pages: PagesService,
     private readonly reconciler: PolicyReconciler,
     private readonly extraction: KgExtractionQueue,
+    private readonly fileRefs: PageFileRefsService,
   ) {}
 
   async restore(file: string, options: { force?: boolean; actor?: AuditActor } = {}): Promise<RestoreSummary> {
@@ -138,6 +140,8 @@ export class RestoreService {
 
     this.logger.log(`Loaded ${file}; rebuilding links, search and the knowledge graph's derived data`);
     const index = await this.pages.rebuildIndex();
+    // The Page Graph's links to files, from the restored references (page_links was rebuilt without them).
+    await this.fileRefs.relinkAll();
     if (index.unparsable.length > 0) this.logger.warn(`Pages whose source no longer parses kept their stored link keys and have no links: ${index.unparsable.join(', ')}`);
     await this.reconciler.reconcileAll('restore');
     const kg = await this.extraction.rebuildAfterRestore();

@@ -1,5 +1,6 @@
 import { lstat, mkdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { checkedAttachmentPath } from '../attachments/attachment-paths.js';
 import { isSafeSlug } from '../pages/markdown/slug.js';
 import { fileNameOfTitle } from './file-names.js';
 import { CliError, KurateClient } from './kurate-client.js';
@@ -27,7 +28,20 @@ export interface ExportedFile {
   path: string;
 }
 
-// The largest page the list endpoint serves.
+/** A stored file, as `GET /api/attachments` lists it. */
+export interface ApiAttachment {
+  path: string;
+  url: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+export interface ExportedAttachment {
+  path: string;
+  sizeBytes: number;
+}
+
+// The largest page the list endpoints serve.
 const PER_PAGE = 500;
 // ext4, APFS and NTFS all stop at 255 (bytes or UTF-16 units); bytes are the stricter count.
 const MAX_FILE_NAME_BYTES = 255;
@@ -42,19 +56,32 @@ export async function fetchAllPages(client: KurateClient, cluster?: string): Pro
   }
 }
 
+/** Every file this token may read (docs/attachments.md: an admin's token exports them all). */
+export async function fetchAllAttachments(client: KurateClient): Promise<ApiAttachment[]> {
+  const files: ApiAttachment[] = [];
+  for (let page = 1; ; page++) {
+    const list = await client.get<{ items: ApiAttachment[]; total: number }>('/api/attachments', { perPage: PER_PAGE, page });
+    files.push(...list.items);
+    if (list.items.length < PER_PAGE || files.length >= list.total) return files;
+  }
+}
+
 /**
- * Writes every live page as `<folder>/<cluster>/<title>.md` with its stored source, frontmatter included, so that
- * importing the folder again gives the same pages. Nothing is written unless every file can be: two pages that
- * would share a file, or files already there (without `force`), stop the export first.
+ * Writes every live page as `<folder>/<cluster>/<title>.md` with its stored source, frontmatter included, and every
+ * file at its own path, byte for byte, so that importing the folder again gives the same wiki. Nothing is written
+ * unless every file can be: two entries that would share a file, or files already there (without `force`), stop the
+ * export first.
  */
-export async function exportWiki(client: KurateClient, folder: string, options: { force: boolean }): Promise<ExportedFile[]> {
+export async function exportWiki(client: KurateClient, folder: string, options: { force: boolean }): Promise<{ files: ExportedFile[]; attachments: ExportedAttachment[] }> {
   const pages = await fetchAllPages(client);
+  const stored = await fetchAllAttachments(client);
   const plan = planFiles(pages);
+  const filePlan = planAttachments(stored, plan);
   await mkdir(folder, { recursive: true });
   const root = await realpath(folder);
 
   const existing: string[] = [];
-  for (const file of plan) {
+  for (const file of [...plan, ...filePlan]) {
     const stats = await lstat(path.join(root, ...file.path.split('/'))).catch(() => null);
     if (stats?.isSymbolicLink()) throw new CliError(`Refusing to write ${file.path}: it is a symbolic link in ${folder}.`);
     if (stats) existing.push(file.path);
@@ -65,16 +92,38 @@ export async function exportWiki(client: KurateClient, folder: string, options: 
     );
   }
 
-  for (const file of plan) {
-    const target = path.join(root, ...file.path.split('/'));
+  const write = async (filePath: string, content: string | Buffer) => {
+    const target = path.join(root, ...filePath.split('/'));
     const dir = path.dirname(target);
     await mkdir(dir, { recursive: true });
     // A cluster folder that is a symlink (made by someone else) would carry the file outside the export folder.
     const realDir = await realpath(dir);
-    if (realDir !== root && !isInside(root, realDir)) throw new CliError(`Refusing to write ${file.path}: its folder leads outside ${folder}.`);
-    await writeFile(target, file.body, { encoding: 'utf8', flag: options.force ? 'w' : 'wx' });
+    if (realDir !== root && !isInside(root, realDir)) throw new CliError(`Refusing to write ${filePath}: its folder leads outside ${folder}.`);
+    await writeFile(target, content, { flag: options.force ? 'w' : 'wx' });
+  };
+  for (const file of plan) await write(file.path, file.body);
+  for (const file of filePlan) await write(file.path, await client.getBytes(file.url));
+  return {
+    files: plan.map(({ slug, path: filePath }) => ({ slug, path: filePath })),
+    attachments: filePlan.map(({ path: filePath, sizeBytes }) => ({ path: filePath, sizeBytes })),
+  };
+}
+
+/** Files go back to their own paths; one that would land on a page's file (or another file) stops the export. */
+function planAttachments(files: ApiAttachment[], pages: { path: string; title: string }[]): ApiAttachment[] {
+  const taken = new Map(pages.map((page) => [page.path.normalize('NFC').toLowerCase(), `the page "${page.title}"`]));
+  for (const file of files) {
+    try {
+      checkedAttachmentPath(file.path);
+    } catch {
+      throw new CliError(`The file "${file.path}" has a path that is not safe to write. Nothing was written.`);
+    }
+    const key = file.path.normalize('NFC').toLowerCase();
+    const other = taken.get(key);
+    if (other) throw new CliError(`The file "${file.path}" and ${other} would both be written to ${file.path}. Nothing was written.`);
+    taken.set(key, `the file "${file.path}"`);
   }
-  return plan.map(({ slug, path: filePath }) => ({ slug, path: filePath }));
+  return files;
 }
 
 function planFiles(pages: ApiPage[]): (ExportedFile & { title: string; body: string })[] {

@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import { CliError, KurateClient, ServerError } from './kurate-client.js';
-import { readVaultFile, scanVault, type SkippedEntry } from './vault-files.js';
+import { readVaultBytes, readVaultFile, scanVault, type SkippedEntry, type VaultFile } from './vault-files.js';
 import { pagesOfVault, type ImportPage, type VaultSource } from './vault-pages.js';
 
 export type ImportStatus = 'created' | 'updated' | 'unchanged' | 'failed';
@@ -20,14 +20,26 @@ export interface WikiSummary {
   orphans: number;
 }
 
+/** What happened to the vault's other files (attachments), uploaded before the pages that embed them. */
+export interface AttachmentsImport {
+  files: number;
+  bytes: number;
+  counts: Record<ImportStatus, number>;
+  results: { path: string; status: ImportStatus; mediaType?: string; error?: string }[];
+  elapsedMs: number;
+  megabytesPerSecond: number;
+}
+
 export interface ImportReport {
   folder: string;
+  /** Markdown files (pages). */
   files: number;
   counts: Record<ImportStatus, number>;
   results: ImportResult[];
   skipped: SkippedEntry[];
   elapsedMs: number;
   pagesPerSecond: number;
+  attachments: AttachmentsImport;
   wiki: WikiSummary;
 }
 
@@ -38,6 +50,8 @@ export interface ImportOptions {
 }
 
 const BATCHES_IN_FLIGHT = 4;
+// Uploads in flight: each is one request; four keep the server busy without holding many files in memory.
+const UPLOADS_IN_FLIGHT = 4;
 
 /** The server's limit on one batch (`POST /api/import`). */
 export const MAX_BATCH_SIZE = 200;
@@ -46,8 +60,10 @@ const MAX_BATCH_BYTES = 1024 * 1024;
 
 /** Reads a vault and sends it to the server in batches; returns what happened to every file. */
 export async function importVault(client: KurateClient, folder: string, options: ImportOptions): Promise<ImportReport> {
-  const started = Date.now();
   const scan = await scanVault(folder);
+  // Files first: the pages that embed them then resolve their links as they are saved.
+  const attachments = await importAttachments(client, scan.root, scan.attachments);
+  const started = Date.now();
   const sources: VaultSource[] = [];
   for (const file of scan.files) sources.push({ relativePath: file.relativePath, source: await readVaultFile(scan.root, file) });
   const { pages, rejected } = pagesOfVault(sources);
@@ -83,7 +99,49 @@ export async function importVault(client: KurateClient, folder: string, options:
     skipped: scan.skipped,
     elapsedMs,
     pagesPerSecond: Math.round((pages.length / Math.max(elapsedMs, 1)) * 1000),
+    attachments,
     wiki,
+  };
+}
+
+/**
+ * Uploads every non-Markdown file at its path in the vault (`POST /api/attachments`, `onConflict=replace`): new ones
+ * are created, changed ones replaced, identical ones left alone. A file the server refuses (too large, say) is
+ * reported with its reason; the rest still arrive.
+ */
+async function importAttachments(client: KurateClient, root: string, files: VaultFile[]): Promise<AttachmentsImport> {
+  const started = Date.now();
+  const results: AttachmentsImport['results'] = new Array(files.length);
+  let bytes = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const index = next++;
+      const file = files[index];
+      try {
+        const content = await readVaultBytes(root, file);
+        bytes += content.length;
+        const form = new FormData();
+        form.append('path', file.relativePath);
+        form.append('onConflict', 'replace');
+        form.append('file', new Blob([new Uint8Array(content.buffer, content.byteOffset, content.byteLength)]), file.relativePath.slice(file.relativePath.lastIndexOf('/') + 1));
+        const answer = await client.postForm<{ status: ImportStatus; mediaType: string }>('/api/attachments', form);
+        results[index] = { path: file.relativePath, status: answer.status, mediaType: answer.mediaType };
+      } catch (error) {
+        if (!(error instanceof ServerError) || error.status >= 500 || error.status === 401 || error.status === 403) throw error;
+        results[index] = { path: file.relativePath, status: 'failed', error: error.message };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(UPLOADS_IN_FLIGHT, files.length) }, worker));
+  const elapsedMs = Date.now() - started;
+  return {
+    files: files.length,
+    bytes,
+    counts: countByStatus(results as ImportResult[]),
+    results,
+    elapsedMs,
+    megabytesPerSecond: Number((bytes / 1024 / 1024 / Math.max(elapsedMs / 1000, 0.001)).toPrecision(3)),
   };
 }
 
@@ -98,6 +156,15 @@ export function formatImportReport(report: ImportReport): string {
   ];
   const failed = report.results.filter((r) => r.status === 'failed');
   if (failed.length > 0) lines.push('Failed:', ...failed.map((r) => `  ${r.path}: ${r.error}`));
+  const files = report.attachments;
+  if (files.files > 0) {
+    lines.push(
+      `Uploaded ${files.files} other files (${(files.bytes / 1024 / 1024).toFixed(2)} MB in ${(files.elapsedMs / 1000).toFixed(2)} s, ${files.megabytesPerSecond} MB/s): ` +
+        `${files.counts.created} created, ${files.counts.updated} updated, ${files.counts.unchanged} unchanged, ${files.counts.failed} failed.`,
+    );
+    const refused = files.results.filter((r) => r.status === 'failed');
+    if (refused.length > 0) lines.push('Files not uploaded:', ...refused.map((r) => `  ${r.path}: ${r.error}`));
+  }
   if (report.skipped.length > 0) lines.push(`Skipped ${report.skipped.length}:`, ...report.skipped.map((s) => `  ${s.relativePath}: ${s.reason}`));
   lines.push(
     `The wiki now has ${wiki.pages} pages; links: ${wiki.resolvedLinks} resolved, ${wiki.brokenLinks} broken ` +

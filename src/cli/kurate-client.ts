@@ -1,17 +1,7 @@
-/** A failure the CLI reports as one line on stderr and a non-zero exit code. */
-export class CliError extends Error {}
+import { savedLogin } from './credentials.js';
+import { CliError, ServerError } from './cli-errors.js';
 
-/** The server answered with an error status; `message` is the server's own explanation. */
-export class ServerError extends CliError {
-  constructor(
-    readonly status: number,
-    message: string,
-    /** The server's error code (`not_found`, `last_admin`, …) when it sent one. */
-    readonly code?: string,
-  ) {
-    super(message);
-  }
-}
+export { CliError, ServerError };
 
 export interface ClientOptions {
   /**
@@ -19,6 +9,8 @@ export interface ClientOptions {
    * which kind of token the user should have set.
    */
   needsAdmin?: boolean;
+  /** The request is a login (`kurate login`): a 401 answers the password, so no advice about tokens goes with it. */
+  login?: boolean;
 }
 
 const DEFAULT_URL = 'http://localhost:3000';
@@ -34,9 +26,19 @@ export class KurateClient {
     readonly baseUrl: string,
     private readonly token: string | undefined,
     private readonly options: ClientOptions = {},
+    /** Where the token came from: KURATE_TOKEN, or the login `kurate login` saved for this server. */
+    readonly tokenSource: 'environment' | 'login' | null = token ? 'environment' : null,
   ) {}
 
-  /** Reads KURATE_URL (default http://localhost:3000) and KURATE_TOKEN. */
+  /** A client of the same server sending another token (or none). */
+  withToken(token: string | undefined): KurateClient {
+    return new KurateClient(this.baseUrl, token, this.options);
+  }
+
+  /**
+   * Reads KURATE_URL (default http://localhost:3000) and KURATE_TOKEN; without KURATE_TOKEN, the token `kurate login`
+   * saved for that server, if any (~/.config/kurate/credentials.json).
+   */
   static fromEnvironment(env: NodeJS.ProcessEnv = process.env, options: ClientOptions = {}): KurateClient {
     const raw = env.KURATE_URL?.trim() || DEFAULT_URL;
     let url: URL;
@@ -48,7 +50,11 @@ export class KurateClient {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new CliError(`KURATE_URL must start with http:// or https:// (got "${raw}").`);
     }
-    return new KurateClient(raw.replace(/\/+$/, ''), env.KURATE_TOKEN?.trim() || undefined, options);
+    const baseUrl = raw.replace(/\/+$/, '');
+    const fromEnvironment = env.KURATE_TOKEN?.trim();
+    if (fromEnvironment) return new KurateClient(baseUrl, fromEnvironment, options, 'environment');
+    const saved = savedLogin(baseUrl, env);
+    return new KurateClient(baseUrl, saved?.token, options, saved ? 'login' : null);
   }
 
   get<T>(path: string, query: Record<string, string | number | undefined> = {}): Promise<T> {
@@ -66,6 +72,26 @@ export class KurateClient {
     return this.request<T>('PUT', path, body);
   }
 
+  /** A multipart/form-data POST (an upload); answered with JSON. */
+  postForm<T>(path: string, form: FormData): Promise<T> {
+    return this.request<T>('POST', path, form);
+  }
+
+  /** The raw bytes of a GET (a file). */
+  async getBytes(path: string): Promise<Buffer> {
+    const headers: Record<string, string> = {};
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
+    let response: Response;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, { headers, signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (error) {
+      throw this.unreachable(error);
+    }
+    if (response.ok) return Buffer.from(await response.arrayBuffer());
+    const payload = parseJson(await response.text());
+    throw new ServerError(response.status, this.errorMessage(response.status, payload));
+  }
+
   /** DELETE, answered with 204 No Content. */
   async delete(path: string): Promise<void> {
     await this.request<unknown>('DELETE', path, undefined, { emptyOk: true });
@@ -74,14 +100,16 @@ export class KurateClient {
   private async request<T>(method: string, path: string, body?: unknown, options: { emptyOk?: boolean } = {}): Promise<T> {
     const url = `${this.baseUrl}${path}`;
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    const isForm = body instanceof FormData;
+    // fetch writes a form's multipart content type (with its boundary) itself.
+    if (body !== undefined && !isForm) headers['content-type'] = 'application/json';
     if (this.token) headers.authorization = `Bearer ${this.token}`;
     let response: Response;
     try {
       response = await fetch(url, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
         signal: AbortSignal.timeout(TIMEOUT_MS),
       });
     } catch (error) {
@@ -110,11 +138,13 @@ export class KurateClient {
   private errorMessage(status: number, payload: unknown): string {
     const message = (payload as { message?: unknown } | undefined)?.message;
     if (typeof message === 'string' && message) {
+      if (this.options.login) return message;
       const correlationId = (payload as { correlationId?: unknown }).correlationId;
       if (typeof correlationId === 'string') return `${message} (correlation id ${correlationId})`;
       // The server cannot know the request came from the CLI, where a token is the way to log in.
+      if (status === 401 && this.tokenSource === 'login') return `${message} The login saved by kurate login was refused (expired or revoked): run kurate login again.`;
       if (this.options.needsAdmin && (status === 401 || status === 403)) return `${message} Set KURATE_TOKEN to an admin's API token${status === 403 ? ' (admin scope)' : ''}.`;
-      return status === 401 && !this.token ? `${message} Set KURATE_TOKEN to an API token.` : message;
+      return status === 401 && !this.token ? `${message} Run kurate login, or set KURATE_TOKEN to an API token.` : message;
     }
     if (status === 401 || status === 403) {
       return `Kurate at ${this.baseUrl} refused the request (${status}): ${this.options.needsAdmin ? "set KURATE_TOKEN to an admin's API token" : 'check KURATE_TOKEN'}.`;

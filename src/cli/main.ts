@@ -5,14 +5,19 @@ import { withExamples } from './help.js';
 import { assertBatchSize, formatImportReport, importVault, MAX_BATCH_SIZE, type WikiSummary } from './import-command.js';
 import { CliError, KurateClient } from './kurate-client.js';
 import { registerKgCommands } from './kg-commands.js';
+import { registerLoginCommands } from './login-commands.js';
 import { registerMcpCommand } from './mcp-command.js';
+import { registerServiceAccountCommands } from './service-account-commands.js';
 import { registerTokenCommands } from './token-commands.js';
 import { registerUserCommands } from './user-commands.js';
 
 /** `kurate`: imports, exports and reads a running Kurate, and manages its accounts, over its REST API (see docs/cli.md). */
 function buildProgram(): Command {
   const program = new Command('kurate')
-    .description('Command-line client of a running Kurate server.\nKURATE_URL (default http://localhost:3000) says where; KURATE_TOKEN, when set, is sent as a bearer token.')
+    .description(
+      'Command-line client of a running Kurate server.\nKURATE_URL (default http://localhost:3000) says where; KURATE_TOKEN, when set, is sent as a bearer token, ' +
+        'else the token kurate login saved for that server.',
+    )
     .version(packageVersion())
     // Before any subcommand exists, so that they all inherit it: a usage mistake is one line, like every other error.
     .configureOutput({ outputError: (message, write) => write(`kurate: ${message.replace(/^error: /, '').trimEnd()} (run with --help for usage)\n`) });
@@ -23,24 +28,26 @@ function buildProgram(): Command {
     'kurate import ~/notes/my-vault',
     'KURATE_URL=http://wiki.internal:3000 kurate import ./vault --json > report.json',
   )
-    .description('Import a folder of Markdown (an Obsidian or Foam vault): new pages are created, changed ones updated, identical ones left alone.')
-    .argument('<folder>', 'the vault folder; read recursively (.md, .markdown), skipping symlinks and dot folders')
+    .description('Import a folder of Markdown (an Obsidian or Foam vault): new pages are created, changed ones updated, identical ones left alone; every other file (images, PDFs, …) is uploaded at its path.')
+    .argument('<folder>', 'the vault folder; read recursively (.md and .markdown are pages, the rest attachments), skipping symlinks and dot folders')
     .addOption(new Option('--batch-size <n>', `pages per request (at most ${MAX_BATCH_SIZE})`).default(100).argParser((v) => assertBatchSize(Number(v))))
     .option('--json', 'print the full report as JSON')
     .action(async (folder: string, options: { batchSize: number; json?: boolean }) => {
       const report = await importVault(client(), folder, { batchSize: options.batchSize, progress: !options.json && process.stderr.isTTY === true });
       console.log(options.json ? JSON.stringify(report, null, 2) : formatImportReport(report));
       if (report.counts.failed > 0) throw new CliError(`${report.counts.failed} of ${report.files} files were not imported (reasons above).`);
+      if (report.attachments.counts.failed > 0) throw new CliError(`${report.attachments.counts.failed} of ${report.attachments.files} other files were not uploaded (reasons above).`);
     });
 
   withExamples(program.command('export'), 'kurate export ./backup', 'kurate export ./backup --force')
-    .description('Write every page as <folder>/<cluster>/<title>.md with its full source, frontmatter included.')
+    .description('Write every page as <folder>/<cluster>/<title>.md with its full source, frontmatter included, and every file you may read at its path, byte for byte.')
     .argument('<folder>', 'where to write (created if missing)')
     .option('--force', 'overwrite files that already exist')
     .option('--json', 'print the written files as JSON')
     .action(async (folder: string, options: { force?: boolean; json?: boolean }) => {
-      const files = await exportWiki(client(), folder, { force: options.force === true });
-      console.log(options.json ? JSON.stringify({ folder, files }, null, 2) : `Exported ${files.length} pages to ${folder}.`);
+      const { files, attachments } = await exportWiki(client(), folder, { force: options.force === true });
+      const also = attachments.length > 0 ? ` and ${attachments.length} ${attachments.length === 1 ? 'file' : 'files'}` : '';
+      console.log(options.json ? JSON.stringify({ folder, files, attachments }, null, 2) : `Exported ${files.length} pages${also} to ${folder}.`);
     });
 
   const pages = withExamples(program.command('pages').description('List pages.'), 'kurate pages list');
@@ -72,13 +79,16 @@ function buildProgram(): Command {
       console.log(options.json ? JSON.stringify(summary, null, 2) : Object.entries(summary).map(([k, v]) => `${k.padEnd(14)}${v}`).join('\n'));
     });
 
+  registerLoginCommands(program);
   registerBackupCommands(program);
   registerUserCommands(program);
+  registerServiceAccountCommands(program);
   registerTokenCommands(program);
   registerKgCommands(program);
   registerMcpCommand(program);
   return withExamples(
     program,
+    'kurate login ada@example.org',
     'kurate import ~/notes/my-vault',
     'KURATE_TOKEN=kur_… kurate user create ada@example.org --role author',
     'kurate token create --name laptop --scope write',

@@ -26,6 +26,32 @@ export async function readNewPassword(source: PasswordSource): Promise<string> {
   return first;
 }
 
+/**
+ * An existing password (to log in): from stdin with `--password-stdin`, else typed once at a terminal without echo.
+ */
+export async function readPassword(source: PasswordSource): Promise<string> {
+  if (source.fromStdin) return passwordFromStdin();
+  if (process.stdin.isTTY !== true) {
+    throw new CliError(
+      "No password: stdin is not a terminal to prompt at. Pipe the password in with --password-stdin (e.g. printf '%s\\n' \"$PASSWORD\" | kurate login … --password-stdin).",
+    );
+  }
+  const typed = await promptHidden(`${source.prompt}: `);
+  if (typed === '') throw new CliError('No password entered.');
+  return typed;
+}
+
+/** One line typed at the terminal, echoed (an email). The prompt goes to stderr. */
+export async function promptLine(prompt: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  try {
+    return (await rl.question(prompt)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
 async function passwordFromStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));

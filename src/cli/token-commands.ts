@@ -5,7 +5,7 @@ import { formatColumns, shortTime } from './table.js';
 import { isUuid } from './user-commands.js';
 
 /** The server's token scopes (src/auth/api-token.entity.ts). */
-export const TOKEN_SCOPES = ['read', 'write', 'admin'] as const;
+export const TOKEN_SCOPES = ['read', 'write', 'admin', 'metrics'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 /** A token as `/api/tokens` answers it (never the token itself). */
@@ -51,17 +51,26 @@ export function registerTokenCommands(program: Command): void {
       )
       .requiredOption('--name <name>', 'tells your tokens apart, e.g. "laptop CLI"')
       .addOption(
-        new Option('--scope <scope>', 'read: what a reader may do; write: also what an author may; admin: also what an admin may (never more than your role)')
-          .choices(TOKEN_SCOPES)
-          .default('read'),
+        new Option(
+          '--scope <scope>',
+          'read: what a reader may do; write: also what an author may; admin: also what an admin may (never more than the role); metrics: may also scrape /metrics (admins grant it). Default: read; with --for, all the account’s role may',
+        ).choices(TOKEN_SCOPES),
       )
+      .option('--for <service-account>', "make it for this service account (its name or id; needs an admin's token)")
       .option('--expires-in-days <n>', `the token stops working after n days (1 to ${MAX_DAYS}); default: it never expires`, parseDays)
       .option('--json', 'print the token and its details as JSON'),
     'kurate token create --name "laptop" --scope write --expires-in-days 90',
     'export KURATE_TOKEN="$(kurate token create --name ci --scope read --expires-in-days 30)"',
-  ).action(async (options: { name: string; scope: TokenScope; expiresInDays?: number; json?: boolean }) => {
+    'kurate token create --for prometheus --name scraper --scope metrics --expires-in-days 365',
+  ).action(async (options: { name: string; scope?: TokenScope; for?: string; expiresInDays?: number; json?: boolean }) => {
     const expiresAt = options.expiresInDays === undefined ? undefined : new Date(Date.now() + options.expiresInDays * DAY_MS).toISOString();
-    const created = await client().post<CreatedToken>('/api/tokens', { name: options.name, scopes: [options.scope], expiresAt });
+    const created = options.for
+      ? await client(true).post<CreatedToken>(`/api/admin/service-accounts/${encodeURIComponent(options.for.trim())}/tokens`, {
+          name: options.name,
+          scopes: options.scope ? [options.scope] : undefined,
+          expiresAt,
+        })
+      : await client().post<CreatedToken>('/api/tokens', { name: options.name, scopes: [options.scope ?? 'read'], expiresAt });
     const expiry = created.expiresAt ? `expires ${shortTime(created.expiresAt)} UTC` : 'never expires';
     if (options.json) {
       console.log(JSON.stringify(created, null, 2));
@@ -78,11 +87,15 @@ export function registerTokenCommands(program: Command): void {
       .summary("list your tokens (--all: everyone's)")
       .description('List your API tokens (never the tokens themselves, only their first characters); with --all, everyone\u2019s (admins only).')
       .option('--all', "every user's tokens (needs an admin's token)")
+      .option('--for <service-account>', "this service account's tokens (needs an admin's token)")
       .option('--json', 'print JSON: { items }, as GET /api/tokens answers it'),
     'kurate token list',
     'kurate token list --all --json',
-  ).action(async (options: { all?: boolean; json?: boolean }) => {
-    const { items } = await client(options.all === true).get<{ items: ApiToken[] }>('/api/tokens', { all: options.all ? 'true' : undefined });
+    'kurate token list --for prometheus',
+  ).action(async (options: { all?: boolean; for?: string; json?: boolean }) => {
+    const { items } = options.for
+      ? await client(true).get<{ items: ApiToken[] }>(`/api/admin/service-accounts/${encodeURIComponent(options.for.trim())}/tokens`)
+      : await client(options.all === true).get<{ items: ApiToken[] }>('/api/tokens', { all: options.all ? 'true' : undefined });
     console.log(options.json ? JSON.stringify({ items }, null, 2) : formatTokens(items, options.all === true));
   });
 

@@ -14,6 +14,8 @@ export interface ApiUser {
   email: string;
   displayName: string;
   role: Role;
+  /** `service`: a service account (its handle stands in `email`). */
+  kind?: 'person' | 'service';
   disabled: boolean;
   disabledAt: string | null;
   createdAt: string;

@@ -20,6 +20,8 @@ const STATUS_BY_CODE: Record<DomainErrorCode, HttpStatus> = {
   [DomainErrorCode.AccountLocked]: HttpStatus.TOO_MANY_REQUESTS,
   [DomainErrorCode.EmailTaken]: HttpStatus.CONFLICT,
   [DomainErrorCode.LastAdmin]: HttpStatus.CONFLICT,
+  [DomainErrorCode.PayloadTooLarge]: HttpStatus.PAYLOAD_TOO_LARGE,
+  [DomainErrorCode.PathTaken]: HttpStatus.CONFLICT,
 };
 
 export function httpStatusOf(code: DomainErrorCode): HttpStatus {

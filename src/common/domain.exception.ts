@@ -18,6 +18,10 @@ export enum DomainErrorCode {
   EmailTaken = 'email_taken',
   /** The change would leave the wiki without an enabled admin. */
   LastAdmin = 'last_admin',
+  /** An upload larger than the configured limit (KURATE_ATTACHMENTS_MAX_BYTES). */
+  PayloadTooLarge = 'payload_too_large',
+  /** Another file already has this path (an upload that may not replace it). */
+  PathTaken = 'path_taken',
 }
 
 export class DomainException extends Error {

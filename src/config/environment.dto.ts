@@ -14,6 +14,7 @@ export const LOG_LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 export const EXTRACTOR_KINDS = ['builtin', 'ollama', 'anthropic'] as const;
 export const EMBEDDER_KINDS = ['builtin', 'ollama'] as const;
 export const PROCESS_ROLES = ['web', 'worker', 'all'] as const;
+export const ATTACHMENT_STORES = ['local', 'database', 's3'] as const;
 
 /** Every environment variable Kurate reads, with the rule it must satisfy. Documented in README "Configuration". */
 export class EnvironmentDto {
@@ -37,6 +38,19 @@ export class EnvironmentDto {
   @IsString()
   @MinLength(1)
   KURATE_HOST?: string;
+
+  /** A second port serving only /metrics, without a token (for a scraper on a private network); 0: any free port. */
+  @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(65535)
+  @IsInt({ message: '$property must be a whole number from 0 to 65535' })
+  KURATE_METRICS_PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_METRICS_HOST?: string;
 
 
   @IsOptional()
@@ -253,4 +267,51 @@ export class EnvironmentDto {
   @Max(1000000)
   @IsInt({ message: '$property must be a whole number of reviews' })
   KURATE_CALIBRATION_REFIT_EVERY?: number;
+  // ── Attachments (src/config/attachments-config.ts, docs/attachments.md) ──
+  @IsOptional()
+  @IsIn(ATTACHMENT_STORES, { message: `$property must be one of ${ATTACHMENT_STORES.join(', ')}` })
+  KURATE_ATTACHMENTS_STORE?: (typeof ATTACHMENT_STORES)[number];
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_ATTACHMENTS_DIR?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1024)
+  @Max(1024 * 1024 * 1024)
+  @IsInt({ message: '$property must be a whole number of bytes from 1024 to 1073741824 (1 GiB)' })
+  KURATE_ATTACHMENTS_MAX_BYTES?: number;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/]+(\/\S*)?$/, { message: '$property must be an http:// or https:// URL' })
+  KURATE_S3_ENDPOINT?: string;
+
+  @IsOptional()
+  @Matches(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, { message: '$property must be an S3 bucket name (3-63 lower-case letters, digits, dots and hyphens)' })
+  KURATE_S3_BUCKET?: string;
+
+  @IsOptional()
+  @Matches(/^[a-z0-9-]{1,40}$/, { message: '$property must be a region name such as us-east-1' })
+  KURATE_S3_REGION?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_S3_ACCESS_KEY_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(1)
+  KURATE_S3_SECRET_ACCESS_KEY?: string;
+
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9!_.*'()/-]{0,200}$/, { message: '$property must be an object key prefix of letters, digits and !_.*\'()/-' })
+  KURATE_S3_PREFIX?: string;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: '$property must be true or false' })
+  KURATE_S3_PATH_STYLE?: boolean;
 }

@@ -7,6 +7,7 @@ import { DEFAULT_LLM_CONFIG, llmConfigFrom, type LlmConfig } from './llm-config.
 import { DEFAULT_EXTRACTION_CONFIG, extractionConfigFrom, type ExtractionConfig } from './extraction-config.js';
 import { DEFAULT_SEARCH_CONFIG, searchConfigFrom, type SearchConfig } from './search-config.js';
 import { ConfigError } from './config-error.js';
+import { attachmentsConfigFrom, DEFAULT_ATTACHMENTS_CONFIG, type AttachmentsConfig } from './attachments-config.js';
 
 /** What loadConfig throws, for those who call it. */
 export { ConfigError };
@@ -42,6 +43,16 @@ export interface PasswordHashCost {
 /** The argon2 library's defaults, which OWASP's guidance exceeds: 64 MiB, 3 passes, 4 lanes. */
 export const DEFAULT_PASSWORD_HASH_COST: PasswordHashCost = { memoryCost: 65536, timeCost: 3, parallelism: 4 };
 
+/** /metrics (src/metrics/): on the main port for admins and `metrics` tokens, and on its own port when one is set. */
+export interface MetricsConfig {
+  /** KURATE_METRICS_PORT: a second listener serving only /metrics, without authentication; null: none. */
+  port: number | null;
+  /** KURATE_METRICS_HOST: where that listener binds (default 127.0.0.1: this machine only). */
+  host: string;
+}
+
+export const DEFAULT_METRICS_CONFIG: MetricsConfig = { port: null, host: '127.0.0.1' };
+
 /** The typed configuration, read once at boot. Inject it; never read process.env elsewhere. */
 export class KurateConfig {
   constructor(
@@ -53,11 +64,13 @@ export class KurateConfig {
     readonly llm: LlmConfig = DEFAULT_LLM_CONFIG,
     readonly extraction: ExtractionConfig = DEFAULT_EXTRACTION_CONFIG,
     readonly search: SearchConfig = DEFAULT_SEARCH_CONFIG,
+    readonly metrics: MetricsConfig = DEFAULT_METRICS_CONFIG,
+    readonly attachments: AttachmentsConfig = DEFAULT_ATTACHMENTS_CONFIG,
   ) {}
 }
 
 /** Never echoed back in an error message (which ends up in logs). */
-const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY']);
+const SECRET_VARIABLES = new Set(['KURATE_ADMIN_PASSWORD', 'KURATE_SESSION_SECRET', 'ANTHROPIC_API_KEY', 'KURATE_S3_SECRET_ACCESS_KEY']);
 
 /** Validates the environment; a bad value throws a ConfigError whose message names the variable. */
 export function loadConfig(given: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): KurateConfig {
@@ -95,6 +108,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, cwd = process
     llm,
     extractionConfigFrom(raw, llm.extractor, database.kind),
     searchConfigFrom(env),
+    { port: raw.KURATE_METRICS_PORT ?? null, host: raw.KURATE_METRICS_HOST ?? DEFAULT_METRICS_CONFIG.host },
+    attachmentsConfigFrom(raw, embeddedDataDir(raw.KURATE_DATA_DIR ?? './data', cwd), cwd),
   );
 }
 

@@ -16,6 +16,13 @@ export interface JobStateCount {
   count: number;
 }
 
+export interface QueueStats {
+  queue: string;
+  waiting: number;
+  active: number;
+  oldestSeconds: number;
+}
+
 /**
  * SQL over pg-boss's own tables (schema `pgboss`): counts for status pages, and the few adjustments pg-boss has no
  * call for (honouring a backend's Retry-After, failing a job for good at once, recovering jobs a crash left active).
@@ -43,6 +50,24 @@ export class JobsRepository {
   /** Refreshes the planner's statistics of the job table (every queue's partition; milliseconds for thousands of jobs). */
   async analyzeJobTable(): Promise<void> {
     await this.dataSource.query(`ANALYZE ${JOB_SCHEMA}.job`);
+  }
+
+  /**
+   * Per queue: jobs waiting (created or retry), running (active), and the age in seconds of the oldest waiting one
+   * that may start now (0 when none waits): what /metrics shows.
+   */
+  async queueStats(): Promise<QueueStats[]> {
+    const rows: { queue: string; waiting: number; active: number; oldestSeconds: number }[] = await this.dataSource.query(
+      // Every queue, also an empty one (its series stays, at 0).
+      `SELECT q.name AS queue,
+              count(j.id) FILTER (WHERE j.state < 'active')::int AS waiting,
+              count(j.id) FILTER (WHERE j.state = 'active')::int AS active,
+              coalesce(extract(epoch FROM now() - min(j.created_on) FILTER (WHERE j.state < 'active' AND j.start_after <= now())), 0)::float8 AS "oldestSeconds"
+         FROM ${JOB_SCHEMA}.queue q
+         LEFT JOIN ${JOB_SCHEMA}.job j ON j.name = q.name AND j.state <= 'active'
+        GROUP BY q.name ORDER BY q.name`,
+    );
+    return rows;
   }
 
   /** Jobs by queue and state, optionally grouped by a field of their data (live jobs only; archived ones are old). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { parseFrontmatter } from '../pages/markdown/frontmatter.js';
+import { stripComments } from '../pages/markdown/obsidian-syntax.js';
 import { HEADING_PATH_SEPARATOR } from './chunker.js';
 
 /** The parts of a page extraction reads: a change to anything else (tags, other frontmatter) needs no extraction. */
@@ -12,7 +13,7 @@ export interface ExtractionSourceInput {
 }
 
 export interface ExtractionSource {
-  /** The Markdown the chunker reads: the body without its frontmatter. */
+  /** The Markdown the chunker reads: the body without its frontmatter and its %%comments%%. */
   markdown: string;
   /** Identifies this source: equal hashes need no new extraction. */
   sourceHash: string;
@@ -33,12 +34,13 @@ export function extractionSourceOf(page: ExtractionSourceInput): ExtractionSourc
   return { markdown, sourceHash, contextHash };
 }
 
+// Comments are never extracted: an LLM backend must not see what the author hid.
 function markdownOf(body: string): string {
   try {
-    return parseFrontmatter(body).body;
+    return stripComments(parseFrontmatter(body).body);
   } catch {
     // A stored page always parsed when it was saved; should that ever change, extract the text as it stands.
-    return body;
+    return stripComments(body);
   }
 }
 

@@ -24,6 +24,7 @@ import { calibrate, type CalibrationMap } from './calibration.js';
 import { KgCalibrationService } from './kg-calibration.service.js';
 import { nameStem, signalPattern } from './proposal-signals.js';
 import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
+import { Metrics } from '../metrics/metrics.js';
 
 /** The result of one extraction run of one page (stored as the job's output). */
 export interface PageExtractionOutcome {
@@ -86,6 +87,7 @@ export class PageExtractionService {
     @Inject(EXTRACTOR) private readonly extractor: Extractor,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     private readonly calibration: KgCalibrationService,
+    private readonly metrics: Metrics,
   ) {
     this.limiter = new CallLimiter(config.extraction.limits.concurrency, config.extraction.limits.ratePerMinute);
   }
@@ -96,9 +98,15 @@ export class PageExtractionService {
 
   async extractPage(pageId: string, signal?: AbortSignal): Promise<PageExtractionOutcome> {
     try {
-      return await this.run(pageId, signal);
+      const outcome = await this.run(pageId, signal);
+      this.metrics.extractedPages.inc({ outcome: outcome.status });
+      return outcome;
     } catch (error) {
-      if (signal?.aborted && signal.reason instanceof ExtractionCancelled) return SKIPPED(signal.reason.message);
+      if (signal?.aborted && signal.reason instanceof ExtractionCancelled) {
+        this.metrics.extractedPages.inc({ outcome: 'skipped' });
+        return SKIPPED(signal.reason.message);
+      }
+      this.metrics.extractedPages.inc({ outcome: 'failed' });
       throw error;
     }
   }
@@ -134,7 +142,7 @@ export class PageExtractionService {
   }
 
   /** One extraction call per new content hash, through the backend's limiter; all settle before an error is thrown. */
-  private async extractChunks(page: PageForExtraction & { anyNode: boolean; linkTitles: Map<string, LinkedPage> }, plan: ChunkPlan, markdown: string, signal?: AbortSignal) {
+  private async extractChunks(page: PageForExtraction & { anyNode: boolean; linkTitles: Map<string, LinkedPage>; fileKeys: Set<string> }, plan: ChunkPlan, markdown: string, signal?: AbortSignal) {
     const byHash = new Map<string, ExtractionResult>();
     const cacheKeys: string[] = [];
     let calls = 0;
@@ -156,7 +164,7 @@ export class PageExtractionService {
           byHash.set(hash, cached);
           return;
         }
-        const request: ExtractionRequest = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, ...linkTargetsOf(chunk.text, linkTitles), termStats };
+        const request: ExtractionRequest = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, ...linkTargetsOf(chunk.text, linkTitles, page.fileKeys), termStats };
         const result = await this.limiter.run(async () => {
           try {
             return await this.extractor.extract(request, signal);
@@ -454,11 +462,13 @@ function addSupport(support: { chunkId: string; pageId: string; quote: string; c
 /**
  * The titles of the pages a chunk links to, with the entity type their frontmatter `type:` names, and apart, the
  * targets of links to pages not written yet. An embed or link of an attachment (`![[diagram.png]]`, `[[report.pdf]]`)
- * is neither: attachments are never entities.
+ * is neither: attachments are never entities, whether their extension says so or the link reached a stored file
+ * (`fileKeys`, such as `[[LICENSE]]`).
  */
 export function linkTargetsOf(
   chunkText: string,
   pages: Map<string, LinkedPage>,
+  fileKeys: ReadonlySet<string> = new Set(),
 ): { linkTargets: string[]; linkTargetTypes: Record<string, EntityType>; wantedTargets: string[] } {
   const targets = new Set<string>();
   const wanted = new Set<string>();
@@ -467,7 +477,7 @@ export function linkTargetsOf(
   for (const link of extractLinks(chunkText)) {
     const page = link.key ? pages.get(link.key) : undefined;
     if (!page) {
-      if (link.key && !isAttachmentTarget(link.target)) wanted.add(link.target);
+      if (link.key && !isAttachmentTarget(link.target) && !fileKeys.has(link.key)) wanted.add(link.target);
       continue;
     }
     targets.add(page.title);

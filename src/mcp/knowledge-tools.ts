@@ -6,6 +6,8 @@ import { headingText, passageHref } from '../pages/evidence.js';
 import { ReviewSchemaService } from '../review/review-schema.service.js';
 import { KgEmbeddingService } from '../kg/kg-embedding.service.js';
 import { PageGraphService } from '../pages/page-graph.service.js';
+import { sourceWithoutComments } from '../pages/markdown/obsidian-syntax.js';
+import { plainText } from '../pages/markdown/plain-text.js';
 import { PageRenderService } from '../pages/page-render.service.js';
 import type { PageEntity } from '../pages/page.entity.js';
 import { PagesService } from '../pages/pages.service.js';
@@ -158,13 +160,13 @@ export class KnowledgeTools {
     defineTool(server, {
       name: 'get_page',
       title: 'Read a page',
-      description: 'One page, whole: its Markdown source with frontmatter, metadata (cluster, tags, type, aliases) and version. An old slug that was renamed is followed (redirectedFrom says so). For long pages prefer `get_page_for_agent`.',
+      description: 'One page, whole: its Markdown source with frontmatter (the author\'s %%comments%% left out), metadata (cluster, tags, type, aliases) and version. An old slug that was renamed is followed (redirectedFrom says so). For long pages prefer `get_page_for_agent`.',
       effect: 'read',
       input: { slug: slugInput },
       output: { page: pageFull, redirectedFrom: z.string().nullable() },
     }, async ({ slug }) => {
       const { page, redirectedFrom } = await this.livePage(slug);
-      return { page: fullOf(page, urls), redirectedFrom };
+      return { page: readerFullOf(page, urls), redirectedFrom };
     });
 
     defineTool(server, {
@@ -180,7 +182,7 @@ export class KnowledgeTools {
       for (const slug of [...new Set(slugs)]) {
         const found = await this.livePage(slug).catch((error: Error) => error);
         if (found instanceof Error) missing.push({ slug, reason: found.message });
-        else pages.push(fullOf(found.page, urls));
+        else pages.push(readerFullOf(found.page, urls));
       }
       return { pages, missing };
     });
@@ -220,7 +222,7 @@ export class KnowledgeTools {
       const firstParagraph = all[0]?.text.split(/\n\s*\n/).find((block) => !/^\s*#/.test(block)) ?? '';
       return {
         page: summaryOf(page, urls),
-        summary: (description ?? firstParagraph).trim().slice(0, 600),
+        summary: (description ?? plainText(firstParagraph)).trim().slice(0, 600),
         outline: (await this.renderer.render(page)).toc.map((h) => ({ level: h.level, heading: h.text, url: `${urls.page(page.slug)}#${h.anchor}` })),
         sections,
         omittedSections: all.length - sections.length,
@@ -577,9 +579,15 @@ export class KnowledgeTools {
       headingPath: passage.headingPath,
       heading: headingText(passage.headingPath),
       url: urls.absolute(passageHref(page.slug, passage)),
-      text: passage.text,
+      // As a reader sees it: no Markdown syntax (the source is one get_page away).
+      text: plainText(passage.text),
       tokens: passage.tokens,
       score: Math.round(passage.score * 1000) / 1000,
     };
   }
+}
+
+/** A page for the read tools: the source without the author's %%comments%% (the curation tools keep them). */
+function readerFullOf(page: PageEntity, urls: WikiUrls): ReturnType<typeof fullOf> {
+  return { ...fullOf(page, urls), body: sourceWithoutComments(page.body) };
 }

@@ -1,6 +1,7 @@
 import { estimateTokens } from '../kg/chunker.js';
 import { chunkPage } from '../kg/page-chunks.js';
 import { parseFrontmatter } from '../pages/markdown/frontmatter.js';
+import { stripComments } from '../pages/markdown/obsidian-syntax.js';
 
 /** A piece of a page under one heading path (the chunker's sections: heading-aware, a few hundred tokens each). */
 export interface Passage {
@@ -30,7 +31,7 @@ export function passagesOf(source: string, words: string[]): Passage[] {
   } catch {
     // A page saved before its frontmatter became invalid is still readable as it is.
   }
-  return chunkPage(text).map((chunk) => ({
+  return chunkPage(stripComments(text)).map((chunk) => ({
     position: chunk.position,
     headingPath: chunk.headingPath,
     anchor: chunk.anchor,

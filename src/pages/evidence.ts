@@ -1,4 +1,5 @@
 import { headingAnchor } from './markdown/markdown-renderer.js';
+import { plainInline, plainText } from './markdown/plain-text.js';
 
 export interface Highlight {
   before: string;
@@ -9,10 +10,19 @@ export interface Highlight {
 }
 
 /**
- * Finds a verbatim quote in its chunk, tolerant of case and whitespace (the extractor verified it the same way),
- * and cuts the chunk to `context` characters either side of it.
+ * Finds a quote in its chunk and cuts the chunk to `context` characters either side of it, as a reader reads it:
+ * both as plain text (no Markdown syntax, no comments). The quote was verified against the source (the evidence
+ * matcher); here it is found again in the plain text, tolerant of case and whitespace, by its plain reading or as
+ * written.
  */
-export function highlightQuote(text: string, quote: string, context = 280): Highlight {
+export function highlightQuote(source: string, quote: string, context = 280): Highlight {
+  const text = plainText(source);
+  const plainQuote = plainInline(quote);
+  const found = locateQuote(text, plainQuote, context);
+  return found.found || plainQuote === quote.trim() ? found : locateQuote(text, quote, context);
+}
+
+function locateQuote(text: string, quote: string, context: number): Highlight {
   const words = quote.trim().split(/\s+/u).filter(Boolean);
   if (words.length === 0) return { before: clip(text, context * 2, 'end'), match: '', after: '', found: false };
   let start = text.indexOf(quote);

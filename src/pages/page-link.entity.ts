@@ -39,4 +39,8 @@ export class PageLinkEntity {
   @ManyToOne(() => PageEntity, { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'resolved_page_id', foreignKeyConstraintName: 'page_links_resolved_page_id_fkey' })
   resolvedPage?: PageEntity;
+
+  /** The stored file a link to a file reached (migration 0015; kept by attachments/): such a link is not broken. */
+  @Column('uuid', { name: 'resolved_attachment_id', nullable: true })
+  resolvedAttachmentId: string | null;
 }

@@ -37,7 +37,7 @@ export interface GraphEdge {
 }
 
 // The live page a key names: the page whose slug is the key first, then the oldest page using it as title or alias.
-const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
+export const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
    WHERE p.link_keys @> ARRAY[${key}] AND p.deleted_at IS NULL
    ORDER BY (p.slug = ${key}) DESC, p.created_at, p.id LIMIT 1)`;
 
@@ -148,7 +148,7 @@ export class PageLinksRepository {
     );
   }
 
-  /** Broken links grouped by target: the pages worth writing, most wanted first. */
+  /** Broken links grouped by target (a link that reached a stored file is not broken): the pages worth writing, most wanted first. */
   async wanted(limit: number, offset: number): Promise<{ items: WantedPage[]; total: number }> {
     const rows: { target_key: string; target: string; wanted_by: number; from_pages: LinkedPage[]; total: number }[] =
       await this.dataSource.query(
@@ -156,7 +156,7 @@ export class PageLinksRepository {
                 json_agg(DISTINCT jsonb_build_object('slug', p.slug, 'title', p.title, 'cluster', p.cluster)) AS from_pages,
                 count(*) OVER ()::int AS total
            FROM page_links l JOIN pages p ON p.id = l.from_page_id
-          WHERE l.resolved_page_id IS NULL AND p.deleted_at IS NULL
+          WHERE l.resolved_page_id IS NULL AND l.resolved_attachment_id IS NULL AND p.deleted_at IS NULL
           GROUP BY l.target_key
           ORDER BY wanted_by DESC, l.target_key
           LIMIT $1 OFFSET $2`,
@@ -221,8 +221,8 @@ export class PageLinksRepository {
   /** Counts for the import summary and the reports page. */
   async counts(): Promise<{ resolved: number; broken: number }> {
     const [row] = await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE l.resolved_page_id IS NOT NULL)::int AS resolved,
-              count(*) FILTER (WHERE l.resolved_page_id IS NULL)::int AS broken
+      `SELECT count(*) FILTER (WHERE l.resolved_page_id IS NOT NULL OR l.resolved_attachment_id IS NOT NULL)::int AS resolved,
+              count(*) FILTER (WHERE l.resolved_page_id IS NULL AND l.resolved_attachment_id IS NULL)::int AS broken
          FROM page_links l JOIN pages p ON p.id = l.from_page_id WHERE p.deleted_at IS NULL`,
     );
     return row;

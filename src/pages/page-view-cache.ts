@@ -40,6 +40,8 @@ export class PageViewCache<Model = unknown> {
           response.locals.anonymousView = { slug, epoch: this.anonymousHtml.begin() };
           return next();
         }
+        // Answered before routing: the metrics learn the route from here (src/metrics/http-metrics.ts).
+        response.locals.metricsRoute = '/page/:slug';
         response.set({ 'Content-Type': 'text/html; charset=utf-8', ETag: hit.etag });
         response.send(hit.html);
       }, next);

@@ -4,6 +4,8 @@ import type { TocEntry } from './markdown/markdown-renderer.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
 import type { PageEntity } from './page.entity.js';
 import type { RevisionDiff } from './revision-diff.js';
+import { formatBytes } from './markdown/file-embeds.js';
+import type { PageFile } from './page-files.js';
 
 /** Shapes service results into what the Handlebars views print. No I/O here: pure functions, easy to test. */
 
@@ -81,6 +83,11 @@ export interface PageSummary {
   href: string;
 }
 
+/** A tag's page: the pages tagged with it (and with its nested tags, `tag/sub`). */
+export function tagHref(tag: string): string {
+  return `/tags/${encodeURIComponent(tag)}`;
+}
+
 export function pageSummary(page: { slug: string; title: string; cluster: string | null }): PageSummary {
   return { slug: page.slug, title: page.title, cluster: page.cluster, href: pageHref(page.slug) };
 }
@@ -92,7 +99,7 @@ export function pageMeta(page: PageEntity) {
     version: page.version,
     cluster: page.cluster,
     clusters: page.clusters.map((name) => ({ name, href: `/pages?${new URLSearchParams({ cluster: name })}` })),
-    tags: page.tags.map((name) => ({ name, href: `/pages?${new URLSearchParams({ tag: name })}` })),
+    tags: page.tags.map((name) => ({ name, href: tagHref(name) })),
     aliases: page.aliases,
     pageType: page.pageType,
     isSystem: page.isSystem,
@@ -174,3 +181,66 @@ export function diffView(diff: RevisionDiff, oldText: string) {
   return { added: diff.added, removed: diff.removed, blocks, foldedAfter: Math.max(0, oldLineCount - lastOld), identical: blocks.length === 0 };
 }
 
+
+/** Where the editor's upload button sends the form (attachments/ serves it; it shows this form again, text kept). */
+export const UPLOAD_FORM_ACTION = '/attachments/upload';
+
+/** The new-page form; `notice` after an upload that inserted a file. */
+export function newFormModel(typed: { title: string; body: string; message: string }, error: FormError | null = null, notice: string | null = null, previewHtml: string | null = null) {
+  return {
+    title: typed.title ? `New page: ${typed.title}` : 'New page',
+    form: typed,
+    error,
+    notice,
+    previewHtml,
+    preview: true,
+    uploadAction: `${UPLOAD_FORM_ACTION}?new=1`,
+  };
+}
+
+/** The edit form, with the author's text (`typed`), never the stored one, when it is shown again. */
+export function editFormModel(
+  page: Pick<PageEntity, 'slug' | 'title' | 'version'>,
+  typed: { body: string; baseVersion: number; message: string },
+  previewHtml: string | null,
+  error: FormError | null = null,
+  notice: string | null = null,
+) {
+  return {
+    title: `Editing ${page.title}`,
+    page: { slug: page.slug, title: page.title, version: page.version, href: pageHref(page.slug), historyHref: pageHref(page.slug, '/history') },
+    action: pageHref(page.slug),
+    uploadAction: `${UPLOAD_FORM_ACTION}?${new URLSearchParams({ page: page.slug })}`,
+    form: typed,
+    previewHtml,
+    error,
+    notice,
+  };
+}
+
+/** The files a page's text references, once each, for the page view: what, how large, which version added it. */
+export function pageFilesView(page: Pick<PageEntity, 'slug'>, files: Map<string, PageFile>) {
+  const byPath = new Map<string, PageFile>();
+  for (const file of files.values()) {
+    const seen = byPath.get(file.path);
+    if (!seen || file.addedInVersion < seen.addedInVersion) byPath.set(file.path, file);
+  }
+  return [...byPath.values()]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((file) => ({
+      path: file.path,
+      name: file.path.slice(file.path.lastIndexOf('/') + 1),
+      url: file.url,
+      mediaType: file.mediaType,
+      size: formatBytes(file.sizeBytes),
+      addedInVersion: file.addedInVersion,
+      revisionHref: pageHref(page.slug, `/revisions/${file.addedInVersion}`),
+    }));
+}
+
+/** The same files by the version that added them (the history shows them beside that version). */
+export function filesByVersion(files: ReturnType<typeof pageFilesView>): Map<number, ReturnType<typeof pageFilesView>> {
+  const byVersion = new Map<number, ReturnType<typeof pageFilesView>>();
+  for (const file of files) byVersion.set(file.addedInVersion, [...(byVersion.get(file.addedInVersion) ?? []), file]);
+  return byVersion;
+}

@@ -133,8 +133,8 @@ export class PagesApiController {
   @Access('read')
   @Post('preview')
   @HttpCode(200)
-  async preview(@Body() dto: PreviewDto) {
-    return this.renderer.preview(dto.body);
+  async preview(@Body() dto: PreviewDto, @CurrentActor() actor: Actor) {
+    return this.renderer.preview(dto.body, actor);
   }
 
   @Access('read')

@@ -17,13 +17,19 @@ import { PageImportService } from './page-import.service.js';
 import { PagesRepository } from './pages.repository.js';
 import { PagesService } from './pages.service.js';
 import { PagesWebController } from './pages.web.controller.js';
+import { TagsApiController } from './tags.api.controller.js';
+import { TagsWebController } from './tags.web.controller.js';
+import { TransclusionRepository } from './transclusion.repository.js';
+import { TransclusionService } from './transclusion.service.js';
+import { PageFiles } from './page-files.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity]), AuditModule],
-  controllers: [PagesApiController, PagesWebController, ImportApiController],
+  controllers: [PagesApiController, PagesWebController, ImportApiController, TagsWebController, TagsApiController],
   providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService, PageSaveHooks,
-    PageChangeFeed, PageViewCache],
-  // PageSaveHooks: modules that react to saves (policy, extraction) register with it, so pages imports none of them.
-  exports: [PageViewCache, PagesService, PageGraphService, PageRenderService, PageSaveHooks],
+    PageChangeFeed, PageViewCache, TransclusionRepository, TransclusionService, PageFiles],
+  // PageSaveHooks: modules that react to saves (policy, extraction) register with it, so pages imports none of them;
+  // PageFiles likewise (attachments). PageChangeFeed: other writes that change what a page shows (a file uploaded).
+  exports: [PageViewCache, PagesService, PageGraphService, PageRenderService, PageSaveHooks, PageFiles, PageChangeFeed],
 })
 export class PagesModule {}

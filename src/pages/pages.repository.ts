@@ -36,8 +36,6 @@ export interface FullTextHit {
   title: string;
   cluster: string | null;
   tags: string[];
-  /** Plain text with the matched words between ⟦ and ⟧ (escape it, then turn those into <mark>). */
-  snippet: string;
   rank: number;
 }
 
@@ -47,9 +45,6 @@ const searchVector = (title: string, tags: string, aliases: string, text: string
   setweight(to_tsvector('english', kurate_search_names(array_to_string(${aliases}::text[] || ${tags}::text[], ' '))), 'B') ||
   setweight(to_tsvector('english', ${text}), 'C')`;
 const SEARCH_VECTOR = searchVector('$2', '$7', '$8', '$14');
-
-// Snippets come from the Markdown, not the YAML block at the top.
-const WITHOUT_FRONTMATTER = (column: string) => `regexp_replace(${column}, '^\\uFEFF?---\\r?\\n.*?\\r?\\n(---|\\.\\.\\.)[ \\t]*(\\r?\\n|$)', '')`;
 
 /** All SQL over pages, their revisions and redirects. Write methods take the transaction's manager. */
 @Injectable()
@@ -172,6 +167,24 @@ export class PagesRepository {
     return qb.getManyAndCount();
   }
 
+  /** Live pages tagged `tag` or a tag nested under it (`tag/sub`), by title. */
+  async tagged(tag: string, limit: number, offset: number): Promise<{ items: { slug: string; title: string; cluster: string | null; tags: string[] }[]; total: number }> {
+    const rows: { slug: string; title: string; cluster: string | null; tags: string[]; total: number }[] = await this.dataSource.query(
+      `SELECT p.slug, p.title, p.cluster, p.tags, count(*) OVER ()::int AS total FROM pages p
+        WHERE p.deleted_at IS NULL AND (p.tags @> ARRAY[$1::text] OR EXISTS (SELECT 1 FROM unnest(p.tags) t WHERE starts_with(t, $1 || '/')))
+        ORDER BY lower(p.title), p.id LIMIT $2 OFFSET $3`,
+      [tag, limit, offset],
+    );
+    return { items: rows.map(({ total: _total, ...page }) => page), total: rows[0]?.total ?? 0 };
+  }
+
+  /** Every tag of a live page with its page count, by name. */
+  allTags(): Promise<{ name: string; count: number }[]> {
+    return this.dataSource.query(
+      `SELECT t AS name, count(*)::int AS count FROM pages, unnest(tags) t WHERE deleted_at IS NULL GROUP BY t ORDER BY lower(t), t`,
+    );
+  }
+
   listTrash(): Promise<PageEntity[]> {
     return this.dataSource.manager.find(PageEntity, { where: { deletedAt: Not(IsNull()) }, order: { deletedAt: 'DESC' } });
   }
@@ -214,7 +227,8 @@ export class PagesRepository {
   }
 
   /**
-   * Full-text search over live pages. The strict query (every term) runs first; when it finds nothing, any term may
+   * Full-text search over live pages, without snippets (the search evaluation's baseline; readers' search is
+   * src/search/). The strict query (every term) runs first; when it finds nothing, any term may
    * match, so a natural-language question still gets answers.
    */
   async fullTextSearch(query: string, limit: number, offset: number): Promise<{ hits: FullTextHit[]; total: number }> {
@@ -224,18 +238,13 @@ export class PagesRepository {
           ? `websearch_to_tsquery('english', $1)`
           : `NULLIF(replace(websearch_to_tsquery('english', $1)::text, '&', '|'), '')::tsquery`;
       const rows: (FullTextHit & { total: number })[] = await this.dataSource.query(
-        `WITH q AS (SELECT ${tsquery} AS query),
-              hits AS (
-                SELECT p.slug, p.title, p.cluster, p.tags, p.body,
-                       ts_rank_cd(p.search, q.query, 1 | 4) AS rank, count(*) OVER () AS total, q.query
-                  FROM pages p, q
-                 WHERE p.deleted_at IS NULL AND q.query IS NOT NULL AND p.search @@ q.query
-                 ORDER BY rank DESC, p.title
-                 LIMIT $2 OFFSET $3)
-         SELECT slug, title, cluster, tags, rank, total::int AS total,
-                ts_headline('english', ${WITHOUT_FRONTMATTER('body')}, query,
-                  'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') AS snippet
-           FROM hits ORDER BY rank DESC, title`,
+        `WITH q AS (SELECT ${tsquery} AS query)
+         SELECT p.slug, p.title, p.cluster, p.tags,
+                ts_rank_cd(p.search, q.query, 1 | 4) AS rank, (count(*) OVER ())::int AS total
+           FROM pages p, q
+          WHERE p.deleted_at IS NULL AND q.query IS NOT NULL AND p.search @@ q.query
+          ORDER BY rank DESC, p.title
+          LIMIT $2 OFFSET $3`,
         [query, limit, offset],
       );
       if (rows.length > 0 || mode === 'any') {

@@ -6,6 +6,7 @@ import type { Actor } from '../auth/actor.js';
 import { aliasesOf, clustersOf, parseFrontmatter, tagsOf } from './markdown/frontmatter.js';
 import { parsePageSource } from './page-source.js';
 import { rewriteWikilinks } from './markdown/link-rewrite.js';
+import { inlineTags, stripComments } from './markdown/obsidian-syntax.js';
 import { pageSlug, slugify } from './markdown/slug.js';
 import { extractLinks } from './markdown/wikilinks.js';
 import { PageLinksRepository, type LinkWrite } from './page-links.repository.js';
@@ -14,6 +15,7 @@ import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
 import type { PageEntity } from './page.entity.js';
 import { PagesRepository, type PageListFilter, type PageWrite } from './pages.repository.js';
+import { TransclusionService } from './transclusion.service.js';
 
 export interface CreatePageInput {
   /** Used when the frontmatter has no `title`. */
@@ -42,6 +44,7 @@ export class PagesService {
     private readonly links: PageLinksRepository,
     private readonly saveHooks: PageSaveHooks,
     private readonly changeFeed: PageChangeFeed,
+    private readonly transclusions: TransclusionService,
   ) {}
 
   async get(slug: string): Promise<PageEntity> {
@@ -71,6 +74,14 @@ export class PagesService {
 
   facets() {
     return this.pages.facets();
+  }
+
+  tagged(tag: string, limit: number, offset: number) {
+    return this.pages.tagged(tag, limit, offset);
+  }
+
+  allTags() {
+    return this.pages.allTags();
   }
 
   async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
@@ -240,7 +251,9 @@ export class PagesService {
     if (body.includes('\0') || fallbackTitle?.includes('\0')) {
       throw new DomainException(DomainErrorCode.InvalidInput, 'The text contains a NUL character (\\u0000), which a page cannot hold.');
     }
-    const { frontmatter, body: text } = parsePageSource(body);
+    const { frontmatter, body: markdown } = parsePageSource(body);
+    // Comments are the author's alone: no search term, link or tag comes from them.
+    const text = stripComments(markdown);
     const title = (frontmatter.title ?? fallbackTitle ?? '').trim();
     if (!title) throw new DomainException(DomainErrorCode.InvalidInput, 'A page needs a title (a title field or `title:` in the frontmatter).');
     const slug = keepSlug ?? pageSlug(title);
@@ -252,7 +265,8 @@ export class PagesService {
       slug, title, body, text, frontmatter,
       cluster: clusters[0] ?? null,
       clusters,
-      tags: tagsOf(frontmatter),
+      // `#tags` in the text join the frontmatter's.
+      tags: [...new Set([...tagsOf(frontmatter), ...inlineTags(text)])],
       aliases,
       pageType: typeof frontmatter.type === 'string' ? frontmatter.type : null,
       isSystem: frontmatter.system === true,
@@ -264,6 +278,8 @@ export class PagesService {
   /** Reads the page back and lets other modules react in the same transaction (policy reconciliation, extraction). */
   private async saved(pageId: string, change: PageChange, tx: EntityManager): Promise<PageEntity> {
     const page = (await this.pages.findById(pageId, tx))!;
+    // Its links are in place: the transcluded text of this page and of the pages embedding it follows.
+    await this.transclusions.refreshSearch(page, tx);
     await this.saveHooks.pageSaved({ page, change }, tx);
     return page;
   }

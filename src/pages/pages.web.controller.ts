@@ -11,8 +11,9 @@ import { isSafeSlug, pageSlug } from './markdown/slug.js';
 import { PageGraphService } from './page-graph.service.js';
 import { PageRenderService } from './page-render.service.js';
 import { PageViewCache } from './page-view-cache.js';
+import { PageFiles } from './page-files.js';
 import {
-  diffView, formError, formErrorStatus, historyView, noticeText, pageHref, pageMeta, pageSummary, titleFromSlug, tocView,
+  diffView, editFormModel, filesByVersion, formError, pageFilesView, formErrorStatus, historyView, newFormModel, noticeText, pageHref, pageMeta, pageSummary, titleFromSlug, tocView,
   type FormError,
 } from './page-view-models.js';
 import { fieldText, readForm } from '../web/forms.js';
@@ -41,7 +42,12 @@ interface PageViewModel {
   html: string;
   toc: ReturnType<typeof tocView>;
   backlinks: ReturnType<typeof pageSummary>[];
+  /** KaTeX's stylesheet (served from node_modules), on pages with math. */
+  extraCss?: string[];
+  files: ReturnType<typeof pageFilesView>;
 }
+
+const MATH_CSS = ['/static/vendor/katex/katex.min.css'];
 
 /** The server-rendered wiki: plain HTML forms that work without JavaScript. Routes shape view models; services do the work. */
 @ApiExcludeController()
@@ -52,6 +58,7 @@ export class PagesWebController {
     private readonly graph: PageGraphService,
     private readonly renderer: PageRenderService,
     private readonly viewCache: PageViewCache<PageViewModel>,
+    private readonly files: PageFiles,
   ) {}
 
   @Access('read')
@@ -108,13 +115,15 @@ export class PagesWebController {
     const epoch = this.viewCache.models.begin();
     const page = await this.locate(raw, '', req, res);
     if (!page) return;
-    const [rendered, backlinks] = await Promise.all([this.renderer.render(page), this.graph.backlinksOf(page)]);
+    const [rendered, backlinks, files] = await Promise.all([this.renderer.render(page), this.graph.backlinksOf(page), this.files.filesOf(page.id)]);
     const model: PageViewModel = {
       title: page.title,
       page: pageMeta(page),
       html: rendered.html,
       toc: tocView(rendered.toc),
       backlinks: backlinks.map(pageSummary),
+      extraCss: rendered.html.includes('<span class="katex">') ? MATH_CSS : undefined,
+      files: pageFilesView(page, files),
     };
     this.viewCache.models.set(raw, model, epoch);
     this.renderView(res, { ...model, notice });
@@ -170,7 +179,9 @@ export class PagesWebController {
     const located = await this.locate(raw, '/history', req, res);
     if (!located) return;
     const { page, revisions } = await this.pages.history(located.slug);
-    res.render('page-history', { title: `History of ${page.title}`, page: pageMeta(page), revisions: historyView(page, revisions), canCompare: revisions.length > 1 });
+    const added = filesByVersion(pageFilesView(page, await this.files.filesOf(page.id)));
+    const rows = historyView(page, revisions).map((row) => ({ ...row, addedFiles: added.get(row.version) ?? [] }));
+    res.render('page-history', { title: `History of ${page.title}`, page: pageMeta(page), revisions: rows, canCompare: revisions.length > 1 });
   }
 
   @Access('read')
@@ -401,26 +412,6 @@ function newPageHref(title: string): string {
 }
 
 /** A version number from the URL; out-of-range numbers are a 400, not a database error. */
-
-function newFormModel(typed: { title: string; body: string; message: string }, error: FormError | null = null) {
-  return { title: typed.title ? `New page: ${typed.title}` : 'New page', form: typed, error, preview: true };
-}
-
-function editFormModel(
-  page: Pick<PageEntity, 'slug' | 'title' | 'version'>,
-  typed: { body: string; baseVersion: number; message: string },
-  previewHtml: string | null,
-  error: FormError | null = null,
-) {
-  return {
-    title: `Editing ${page.title}`,
-    page: { slug: page.slug, title: page.title, version: page.version, href: pageHref(page.slug), historyHref: pageHref(page.slug, '/history') },
-    action: pageHref(page.slug),
-    form: typed,
-    previewHtml,
-    error,
-  };
-}
 
 function conflictModel({ slug, title }: { slug: string; title: string }, typed: { body: string; message: string }, error: DomainException) {
   const details = error.details as { currentVersion: number; currentBody: string; updatedBy: string; yourBody: string; baseVersion: number };

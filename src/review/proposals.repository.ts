@@ -396,6 +396,11 @@ export class ProposalsRepository {
     );
   }
 
+  /** Pending proposals the inclusion policy lets an admin see, by kind (the review queue's size, for /metrics). */
+  async pendingByKind(): Promise<{ kind: KgProposalKind; n: number }[]> {
+    return this.dataSource.query(`SELECT p.kind, count(*)::int AS n FROM kg_visible_proposals p WHERE p.status = 'pending' GROUP BY 1`);
+  }
+
   /** Pending node proposals in each type, and pending edge proposals per predicate (for the schema). */
   async pendingCounts(db: EntityManager = this.dataSource.manager): Promise<{ kind: KgProposalKind; key: string; n: number }[]> {
     return db.query(

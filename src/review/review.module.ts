@@ -7,6 +7,7 @@ import { GraphApiController } from './graph.api.controller.js';
 import { KgReviewWebController } from './kg-review.web.controller.js';
 import { ProposalsApiController } from './proposals.api.controller.js';
 import { ProposalsRepository } from './proposals.repository.js';
+import { ReviewMetrics } from './review-metrics.js';
 import { RejectionsApiController } from './rejections.api.controller.js';
 import { ReviewQueueService } from './review-queue.service.js';
 import { ReviewSchemaService } from './review-schema.service.js';
@@ -24,7 +25,7 @@ import { CalibrationApiController } from './calibration.api.controller.js';
 @Module({
   imports: [AdminModule, CurationModule, KgTablesModule, AuditModule],
   controllers: [ProposalsApiController, RejectionsApiController, GraphApiController, TriageApiController, CalibrationApiController, KgReviewWebController],
-  providers: [ProposalsRepository, ReviewQueueService, ReviewService, ReviewSchemaService, TriageRepository, TriageService],
+  providers: [ProposalsRepository, ReviewQueueService, ReviewService, ReviewSchemaService, ReviewMetrics, TriageRepository, TriageService],
   exports: [ReviewService, ReviewQueueService, ReviewSchemaService],
 })
 export class ReviewModule {}

@@ -27,7 +27,7 @@ export interface LexicalHit {
   terms: { term: string; contribution: number }[];
 }
 
-/** What a result shows: the page, a snippet (plain text, matches between ⟦ and ⟧) and the section it comes from. */
+/** What a result shows: the page, the text its snippet comes from (Markdown) and the section it comes from. */
 export interface PageCard {
   pageId: string;
   slug: string;
@@ -35,7 +35,8 @@ export interface PageCard {
   cluster: string | null;
   tags: string[];
   type: string | null;
-  snippet: string;
+  /** The chunk's text, or the page's Markdown without frontmatter when no chunk matches. */
+  text: string;
   /** The heading path of the chunk the snippet comes from (empty: the page's top, or no chunk). */
   headingPath: string[];
   /** That chunk's heading id on the rendered page (null: the page's top, no chunk, or not stored yet). */
@@ -216,9 +217,7 @@ export class SearchRepository {
             wanted AS (SELECT x.page_id, x.chunk_id, x.ord FROM jsonb_to_recordset($1::jsonb) AS x(page_id uuid, chunk_id bigint, ord int))
        SELECT p.id AS "pageId", p.slug, p.title, p.cluster, p.tags, p.page_type AS type,
               coalesce(ch.heading_path, '{}') AS "headingPath", ch.anchor,
-              CASE WHEN q.anyq IS NULL THEN left(coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}), 240)
-                   ELSE ts_headline('english', coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}), q.anyq,
-                          'StartSel=⟦, StopSel=⟧, MaxWords=30, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "') END AS snippet
+              coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}) AS text
          FROM wanted w JOIN pages p ON p.id = w.page_id CROSS JOIN q
          LEFT JOIN LATERAL (
               SELECT c.heading_path, c.anchor, c.text FROM ${chunks} c
@@ -227,6 +226,25 @@ export class SearchRepository {
                LIMIT 1) ch ON true
         ORDER BY w.ord`,
       [JSON.stringify(wanted.map((w, ord) => ({ page_id: w.pageId, chunk_id: w.chunkId, ord }))), words],
+    );
+  }
+
+  /**
+   * For each card, the best of its candidate sentences for the words (ts_rank_cd, PostgreSQL's stemming) and the
+   * sentences around it with the matched words between ⟦ and ⟧ (the reader's words, as the text writes them).
+   */
+  async markSentences(sentences: { card: number; i: number; sentence: string; candidate: boolean }[], words: string): Promise<{ card: number; best: number; i: number; marked: string }[]> {
+    if (sentences.length === 0) return [];
+    return this.dataSource.query(
+      `WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
+            s AS (SELECT x.card, x.i, x.sentence, x.candidate FROM jsonb_to_recordset($1::jsonb) AS x(card int, i int, sentence text, candidate boolean)),
+            best AS (SELECT DISTINCT ON (s.card) s.card, s.i FROM s CROSS JOIN q WHERE s.candidate
+                      ORDER BY s.card, CASE WHEN q.anyq IS NULL THEN 0 ELSE ts_rank_cd(to_tsvector('english', s.sentence), q.anyq) END DESC, s.i)
+       SELECT b.card, b.i AS best, s.i,
+              CASE WHEN q.anyq IS NULL THEN s.sentence
+                   ELSE ts_headline('english', s.sentence, q.anyq, 'HighlightAll=true, StartSel=⟦, StopSel=⟧') END AS marked
+         FROM best b JOIN s ON s.card = b.card AND s.i BETWEEN b.i - 3 AND b.i + 3 CROSS JOIN q`,
+      [JSON.stringify(sentences), words],
     );
   }
 

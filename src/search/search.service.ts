@@ -16,6 +16,8 @@ import { SearchNamesService, type SearchKnowledge } from './search-names.service
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';
+import { snippetSource, snippetWindow } from './snippets.js';
+import { Metrics } from '../metrics/metrics.js';
 
 export interface SearchHit {
   slug: string;
@@ -197,6 +199,7 @@ export class SearchService implements OnApplicationBootstrap {
     private readonly entities: EntityReaderService,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     config: KurateConfig,
+    private readonly metrics: Metrics,
   ) {
     this.config = config.search;
   }
@@ -224,7 +227,12 @@ export class SearchService implements OnApplicationBootstrap {
     return done;
   }
 
-  async search(query: string, page: number, perPage: number, options: SearchOptions = {}): Promise<SearchResult> {
+  /** A search, timed as a whole and by list (kurate_search_duration_seconds). */
+  search(query: string, page: number, perPage: number, options: SearchOptions = {}): Promise<SearchResult> {
+    return this.metrics.time(this.metrics.searchDuration, { list: 'total' }, () => this.run(query, page, perPage, options));
+  }
+
+  private async run(query: string, page: number, perPage: number, options: SearchOptions): Promise<SearchResult> {
     const q = query.trim();
     const filters = cleanFilters(options.filters);
     const weights = { ...this.config.weights, ...options.weights };
@@ -244,7 +252,10 @@ export class SearchService implements OnApplicationBootstrap {
     const knowledge = await this.names.knowledge(includeExcluded);
     const understanding = understandQuery(knowledge.dictionary, readerWords.join(' '));
     const expansion = expansionWeight > 0 ? { words: understanding.expansion.join(' '), weight: expansionWeight } : undefined;
-    const lexicalRaw = weights.lexical > 0 ? await this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansion) : { hits: [], total: 0 };
+    const lexicalRaw =
+      weights.lexical > 0
+        ? await this.metrics.time(this.metrics.searchDuration, { list: 'lexical' }, () => this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansion))
+        : { hits: [], total: 0 };
     const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters) : new Map<string, number>();
     let blended = blendNamed(lexicalRaw.hits, named, namedBoost);
     // The approved graph's anchor text: pages that other pages' sentences about their entity describe in these words.
@@ -259,7 +270,10 @@ export class SearchService implements OnApplicationBootstrap {
     // The pages the query names that lead the words' ranking: no other list may push them out of the first three.
     const protectedTop = blended.slice(0, 3).filter((b) => b.named > 0).map((b) => b.pageId);
     // The approved graph: the best candidates that mention the query's entities or their close neighbours move up.
-    const graph = weights.graph > 0 && understanding.entities.length > 0 ? await this.graphSignal(understanding, knowledge, blended.slice(0, topN).map((b) => b.pageId), includeExcluded) : null;
+    const graph =
+      weights.graph > 0 && understanding.entities.length > 0
+        ? await this.metrics.time(this.metrics.searchDuration, { list: 'graph' }, () => this.graphSignal(understanding, knowledge, blended.slice(0, topN).map((b) => b.pageId), includeExcluded))
+        : null;
     if (graph) blended = withGraphBonus(blended, graph.ranked, weights.graph);
     const rawById = new Map(lexicalRaw.hits.map((h) => [h.pageId, h]));
     const lexical = {
@@ -269,8 +283,13 @@ export class SearchService implements OnApplicationBootstrap {
 
     // No word matched: meaning-based search answers even when its weight is 0 (a question never comes back empty).
     if (weights.vector === 0 && weights.lexical > 0 && lexical.total === 0 && this.config.vectorFallback && options.weights?.vector === undefined) weights.vector = 1;
-    const queryVector = weights.vector > 0 ? await this.embedQuery(words, notices) : null;
-    const vector = weights.vector > 0 && queryVector ? await this.vectorList(queryVector, excluded, filters, includeExcluded) : null;
+    const vector =
+      weights.vector > 0
+        ? await this.metrics.time(this.metrics.searchDuration, { list: 'vector' }, async () => {
+            const queryVector = await this.embedQuery(words, notices);
+            return queryVector ? this.vectorList(queryVector, excluded, filters, includeExcluded) : null;
+          })
+        : null;
 
     const lists: RankedList[] = [];
     if (weights.lexical > 0) lists.push({ list: 'lexical', weight: weights.lexical, keys: lexical.hits.map((h) => h.pageId) });
@@ -313,6 +332,8 @@ export class SearchService implements OnApplicationBootstrap {
       return d ? { rank: d.rank, score: round(d.score), words: [...new Set(d.lexemes.map((l) => wordOf.get(l) ?? l))] } : null;
     };
 
+    const snippets = await this.snippets(cards.map((card) => card.text ?? ''), words);
+
     let hits: SearchHit[] = cards.map((card, i) => {
       const item = shown[i];
       const hit: SearchHit = {
@@ -321,7 +342,7 @@ export class SearchService implements OnApplicationBootstrap {
         cluster: card.cluster,
         tags: card.tags,
         type: card.type,
-        snippetHtml: snippetToHtml(card.snippet ?? ''),
+        snippetHtml: snippetToHtml(snippets[i]),
         // Below the fused head the lexical rank goes on scoring on the same scale; a linked slot has no score of its own.
         score: item.score || (lexicalById.has(item.key) ? weights.lexical / (this.config.rrfK + lexicalById.get(item.key)!.rank) : 0),
         url: pageUrl(card.slug),
@@ -404,6 +425,28 @@ export class SearchService implements OnApplicationBootstrap {
    * The pages the query names that are live, pass the filters and hold none of the `-excluded` words, with how
    * strongly the query names each.
    */
+  /** Plain-text snippets, one per card text, on each card's best-matching sentence with the reader's words marked. */
+  private async snippets(texts: string[], words: string): Promise<string[]> {
+    const sources = texts.map((text) => snippetSource(text, words));
+    const sent: { card: number; i: number; sentence: string; candidate: boolean }[] = [];
+    sources.forEach((source, card) => {
+      const near = new Set(source.candidates.flatMap((i) => [i - 3, i - 2, i - 1, i, i + 1, i + 2, i + 3]));
+      const candidates = new Set(source.candidates);
+      for (const i of [...near].sort((a, b) => a - b)) {
+        if (i >= 0 && i < source.sentences.length) sent.push({ card, i, sentence: source.sentences[i], candidate: candidates.has(i) });
+      }
+    });
+    const rows = await this.repository.markSentences(sent, words);
+    const best = new Map<number, number>();
+    const marked = new Map<number, Map<number, string>>();
+    for (const row of rows) {
+      best.set(row.card, row.best);
+      if (!marked.has(row.card)) marked.set(row.card, new Map());
+      marked.get(row.card)!.set(row.i, row.marked);
+    }
+    return sources.map((source, card) => snippetWindow(source, best.get(card) ?? 0, marked.get(card) ?? new Map()));
+  }
+
   private async namedPages(understanding: QueryUnderstanding, excluded: string, filters: SearchFilters): Promise<Map<string, number>> {
     const allowed = await this.pagesAllowed([...understanding.namedPages.keys()], excluded, filters);
     return new Map([...understanding.namedPages].filter(([id]) => allowed.has(id)));

@@ -19,6 +19,14 @@ export function configureViews(app: NestExpressApplication, root: string): void 
   app.set('view cache', true);
   app.useStaticAssets(path.join(root, 'public'), { prefix: '/static', maxAge: '1h' });
   app.useStaticAssets(path.join(root, 'node_modules/cytoscape/dist'), { prefix: '/static/vendor/cytoscape', maxAge: '1d' });
+  // KaTeX's stylesheet and fonts (math is rendered on the server), and Mermaid's browser bundle alone (diagrams,
+  // drawn by public/js/mermaid-diagrams.js when JavaScript runs): from the installed packages, never from a CDN.
+  app.useStaticAssets(path.join(root, 'node_modules/katex/dist'), { prefix: '/static/vendor/katex', maxAge: '1d' });
+  const mermaidBundle = path.join(root, 'node_modules/mermaid/dist/mermaid.min.js');
+  app.use('/static/vendor/mermaid/mermaid.min.js', (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    res.sendFile(mermaidBundle, { maxAge: '1d' });
+  });
   // The fCoSE force layout for the page graph (cytoscape-fcose and the two packages it is built on), from npm: only
   // their browser bundles, not the rest of each package.
   for (const file of ['layout-base/layout-base.js', 'cose-base/cose-base.js', 'cytoscape-fcose/cytoscape-fcose.js']) {

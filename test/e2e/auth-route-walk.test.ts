@@ -23,7 +23,8 @@ interface Route {
 // Routes Express serves that are not Nest controllers: swagger-ui's pages and the OpenAPI document.
 const NON_NEST_ROUTES = /^\/api\/docs(\/|-yaml$|$)/;
 const ADMIN_PATH = /^\/(api\/)?admin(\/|$)/;
-const RANK: Record<AccessLevel, number> = { public: 0, read: 1, user: 2, author: 3, admin: 4 };
+// `metrics` is the admins' (and metrics tokens', which this walk does not use).
+const RANK: Record<AccessLevel, number> = { public: 0, read: 1, user: 2, author: 3, admin: 4, metrics: 4 };
 /** What each identity has, in the same scale (with KURATE_PUBLIC_READ on, `read` is open to everyone). */
 type Identity = 'anonymous' | 'reader' | 'author' | 'admin';
 

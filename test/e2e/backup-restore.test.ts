@@ -65,6 +65,9 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
     await create('Kubernetes', '---\ncluster: docs\n---\nKubernetes runs [[PostgreSQL]] and [[Redis]] in containers. Google designed Kubernetes.\n');
     const diary = await create('Diary', '---\ncluster: private\n---\nMet Linus Torvalds in Helsinki. [[PostgreSQL]] again.\n');
     await author.post(`/api/pages/${diary.slug}/rename`).send({ title: 'Private Diary' }).expect(201);
+    // A file (attachments, migration 0015) that a page embeds: its bytes, catalogue row and reference are backed up.
+    await author.post('/api/attachments').attach('file', Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108020000009077', 'hex'), 'diagram.png').field('path', 'img/diagram.png').expect(201);
+    await create('Architecture', 'The picture: ![[diagram.png]]\n');
     const scratch = await create('Scratch', 'Throwaway notes about [[Nothing]].\n');
     await author.delete(`/api/pages/${scratch.slug}`).expect(204);
     await setPolicy(admin, 'docs', 'include');
@@ -101,7 +104,8 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
     expect(header.schemaVersion).toEqual((await query<{ version: string }>(source.dataSource, 'SELECT version FROM schema_migrations ORDER BY 1')).map((r) => r.version));
     expect(lines.at(-1)).toBe(`#sha256 ${summary.checksum}`);
     const rows = Object.fromEntries(summary.tables.map((t) => [t.name, t.rows]));
-    expect(rows.page_revisions).toBe(7);
+    expect(rows.page_revisions).toBe(8);
+    expect([rows.attachments, rows.attachment_blobs, rows.page_file_refs]).toEqual([1, 1, 1]);
     expect(rows.page_redirects).toBe(1);
     expect(rows.kg_review_actions).toBeGreaterThanOrEqual(3);
     for (const table of ['users', 'api_tokens', 'pages', 'kg_content_chunks', 'kg_proposals', 'kg_nodes', 'kg_mentions', 'kg_rejections', 'kg_review_journal', 'kg_cluster_policy', 'kg_policy_audit', 'audit_log', 'server_secrets']) {
@@ -151,14 +155,14 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
 
   it(`restores into an empty ${realPostgresUrl() ? 'PostgreSQL' : 'embedded'} instance: every table row for row, derived data rebuilt`, async () => {
     const summary = await middle.app.get(RestoreService).restore(first);
-    expect(summary.rebuilt.pages).toBe(5);
+    expect(summary.rebuilt.pages).toBe(6);
     for (const table of BACKUP_TABLES) expect(await rowsOf(middle.dataSource, table.name), table.name).toEqual(await rowsOf(source.dataSource, table.name));
     const restoreAudit = await query<{ actor_name: string; details: { forced: boolean } }>(middle.dataSource, `SELECT actor_name, details FROM audit_log WHERE action = 'backup.restore'`);
     expect(restoreAudit).toEqual([{ actor_name: 'kurate backup', details: expect.objectContaining({ forced: false, from: 'embedded' }) }]);
 
     // Rebuilt at once: the Page Graph, search, the policy's decisions, word statistics.
     const derived = async (t: TestApp) => ({
-      links: await query(t.dataSource, 'SELECT from_page_id, kind, target, target_key, heading, position, resolved_page_id FROM page_links ORDER BY from_page_id, position'),
+      links: await query(t.dataSource, 'SELECT from_page_id, kind, target, target_key, heading, position, resolved_page_id, resolved_attachment_id FROM page_links ORDER BY from_page_id, position'),
       excluded: await query(t.dataSource, 'SELECT page_id, reason, policy_cluster FROM kg_excluded_pages ORDER BY page_id'),
       terms: await query(t.dataSource, 'SELECT page_id, term, lower, capitalised FROM kg_page_terms ORDER BY page_id, term'),
       searchTerms: await query(t.dataSource, 'SELECT page_id, lexeme, tf_a, tf_b, tf_c FROM page_search_terms ORDER BY page_id, lexeme'),
@@ -169,6 +173,8 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
     expect(before.links.length).toBeGreaterThan(3);
     expect(await derived(middle)).toEqual(before);
     const http = middle.http;
+    expect(before.links.some((l) => (l as { resolved_attachment_id: string | null }).resolved_attachment_id !== null)).toBe(true);
+    expect((await http.get('/files/img/diagram.png').expect(200)).headers['content-type']).toBe('image/png');
     expect((await http.get('/api/search?q=Sanfilippo').expect(200)).body.hits.map((i: { slug: string }) => i.slug)).toEqual(['redis']);
     expect((await http.get('/api/pages/postgresql/backlinks').expect(200)).body.items.map((b: { slug: string }) => b.slug).sort()).toEqual(['kubernetes', 'private-diary', 'redis']);
     const moved = await http.get('/page/diary').redirects(0);

@@ -227,7 +227,9 @@ describe('bin/kurate against a running server', () => {
     const exportDir = path.join(scratch, 'export');
     const result = await kurate(firstServer, 'export', exportDir);
     expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toBe(`Exported ${CORPUS_FILES} pages to ${exportDir}.`);
+    // The corpus's LICENSE is a file of the vault like any other: it comes back too.
+    expect(result.stdout.trim()).toBe(`Exported ${CORPUS_FILES} pages and 1 file to ${exportDir}.`);
+    expect(readFileSync(path.join(exportDir, 'LICENSE'))).toEqual(readFileSync(path.join(CORPUS, 'LICENSE')));
     expect(markdownFilesUnder(exportDir)).toHaveLength(CORPUS_FILES);
     expect(readFileSync(path.join(exportDir, 'user/features/wikilinks.md'), 'utf8')).toBe(
       (await first.http.get('/api/pages/wikilinks').expect(200)).body.body,
@@ -237,7 +239,7 @@ describe('bin/kurate against a running server', () => {
     // Exporting again would overwrite: refused, unless asked for.
     const again = await kurate(firstServer, 'export', exportDir);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/^kurate: 86 of the files already exist in .*--force.*Nothing was written\.\n$/);
+    expect(again.stderr).toMatch(/^kurate: 87 of the files already exist in .*--force.*Nothing was written\.\n$/);
     expect((await kurate(firstServer, 'export', exportDir, '--force')).code).toBe(0);
 
     let secondServer: Server;
@@ -335,7 +337,7 @@ describe('bin/kurate against a running server', () => {
     // Without a token, the server's refusal comes with what to do about it.
     const anonymous = await kurate({ baseUrl: firstServer.baseUrl }, 'import', CORPUS);
     expect(anonymous.code).toBe(1);
-    expect(anonymous.stderr).toBe('kurate: Log in to continue. Set KURATE_TOKEN to an API token.\n');
+    expect(anonymous.stderr).toBe('kurate: Log in to continue. Run kurate login, or set KURATE_TOKEN to an API token.\n');
 
     const noFolder = await kurate(firstServer, 'import', path.join(scratch, 'nope'));
     expect(noFolder.code).toBe(1);

@@ -1,12 +1,10 @@
 // @module-tag slow (runs bin/kurate processes): `npm run test:fast` leaves it out; docs/testing.md
-import { spawn, spawnSync } from 'node:child_process';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, ensureCliBuilt, KURATE, kurate, type CliRun, type CliTarget } from '../support/cli.js';
+import { closedPort, ensureCliBuilt, HAS_SCRIPT, kurate, kurateAtTerminal, type CliRun, type CliTarget } from '../support/cli.js';
 import { csrfTokenIn, someIp, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
-const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
 
 interface ApiUser {
   id: string;
@@ -24,39 +22,6 @@ interface ApiToken {
   status: string;
   expiresAt: string | null;
   userEmail: string;
-}
-
-/**
- * Runs bin/kurate on a terminal (a pseudo-terminal made by util-linux `script`), answering each prompt as it appears.
- * Returns everything the terminal showed.
- */
-function kurateAtTerminal(target: CliTarget, args: string[], answers: { prompt: RegExp; answer: string }[]): Promise<CliRun> {
-  const { KURATE_TOKEN: _ignored, ...env } = process.env;
-  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const child = spawn('script', ['-qfec', [KURATE, ...args].map(quote).join(' '), '/dev/null'], {
-    env: { ...env, KURATE_URL: target.baseUrl, KURATE_TOKEN: target.token ?? '' },
-  });
-  let screen = '';
-  let answered = 0;
-  let sinceAnswer = '';
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      screen += chunk.toString('utf8');
-      sinceAnswer += chunk.toString('utf8');
-      const next = answers[answered];
-      if (next && next.prompt.test(sinceAnswer)) {
-        answered++;
-        sinceAnswer = '';
-        // Enter on a terminal in raw mode is a carriage return.
-        child.stdin.write(`${next.answer}\r`);
-      }
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      child.stdin.destroy();
-      resolve({ code: code ?? -1, stdout: screen, stderr: '' });
-    });
-  });
 }
 
 describe('bin/kurate user and token commands against a running server', () => {
@@ -315,7 +280,7 @@ describe('bin/kurate user and token commands against a running server', () => {
     expect(zero).toMatchObject({ code: 1, stdout: '' });
     expect(zero.stderr).toBe("kurate: option '--expires-in-days <n>' argument '0' is invalid. Give a whole number of days from 1 to 3660. (run with --help for usage)\n");
     const badScope = await kurate(asAdmin, 'token', 'create', '--name', 'x', '--scope', 'root');
-    expect(badScope.stderr).toMatch(/^kurate: option '--scope <scope>' argument 'root' is invalid\. Allowed choices are read, write, admin\./);
+    expect(badScope.stderr).toMatch(/^kurate: option '--scope <scope>' argument 'root' is invalid\. Allowed choices are read, write, admin, metrics\./);
     const noName = await kurate(asAdmin, 'token', 'create');
     expect(noName.stderr).toBe("kurate: required option '--name <name>' not specified (run with --help for usage)\n");
 
@@ -370,7 +335,7 @@ describe('bin/kurate user and token commands against a running server', () => {
     expect(oneLine(await kurate({ ...anonymous, token: 'kur_revoked-or-made-up' }, 'user', 'disable', 'x@example.test'))).toBe(
       "kurate: The API token is invalid, expired or revoked, or its user is disabled. Set KURATE_TOKEN to an admin's API token.\n",
     );
-    expect(oneLine(await kurate(anonymous, 'token', 'list'))).toBe('kurate: Log in to continue. Set KURATE_TOKEN to an API token.\n');
+    expect(oneLine(await kurate(anonymous, 'token', 'list'))).toBe('kurate: Log in to continue. Run kurate login, or set KURATE_TOKEN to an API token.\n');
 
     const forbidden = "kurate: This needs the admin role, and this token (or its scopes) does not grant it. Set KURATE_TOKEN to an admin's API token (admin scope).\n";
     expect(oneLine(await kurate(asReader, 'user', 'list'))).toBe(forbidden);

@@ -67,6 +67,25 @@ describe('rendered page cache', () => {
       }
       expect(text).toContain('second words');
     });
+
+    it('an edit of an embedded page through one process shows in the embedding page on the other', async () => {
+      const author = await t.as('author');
+      await author.post('/api/pages').send({ title: 'Embedded Part', body: '## Part\n\nold embedded words' }).expect(201);
+      await author.post('/api/pages').send({ title: 'Embedding Page', body: '![[Embedded Part#Part]]' }).expect(201);
+      const otherHttp = supertest(other.getHttpServer());
+      expect((await otherHttp.get('/page/embedding-page').expect(200)).text).toContain('old embedded words');
+      expect((await otherHttp.get('/api/pages/embedding-page?render=true').expect(200)).body.html).toContain('old embedded words');
+      await author.put('/api/pages/embedded-part').send({ body: '## Part\n\nnew embedded words', baseVersion: 1 }).expect(200);
+      // The render cache's key changed with the embedded page's version; the page view cache hears of it by NOTIFY.
+      expect((await otherHttp.get('/api/pages/embedding-page?render=true').expect(200)).body.html).toContain('new embedded words');
+      let text = '';
+      for (let i = 0; i < 50 && !text.includes('new embedded words'); i++) {
+        text = (await otherHttp.get('/page/embedding-page').expect(200)).text;
+        if (!text.includes('new embedded words')) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(text).toContain('new embedded words');
+      expect(text).not.toContain('old embedded words');
+    });
   });
 
   describe('with public reading off', () => {

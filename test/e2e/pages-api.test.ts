@@ -178,7 +178,9 @@ describe('pages REST API', () => {
       const res = await t.http.get('/api/pages/linker?render=true').expect(200);
       expect(res.body.html).toContain('href="/page/page-graph"');
       expect(res.body.html).toContain('href="/page/page-graph#backlinks"');
-      expect(res.body.html).toContain('embed-card');
+      // The embed shows the embedded page's text, with a link to it (transclusion).
+      expect(res.body.html).toContain('<div class="transclusion"><div class="transclusion-source"><a class="wikilink transclusion-link" href="/page/page-graph">Page Graph</a>');
+      expect(res.body.html).toContain('<p>The graph of pages.</p>');
       const preview = await t.http.post('/api/preview').send({ body: '[[Page Graph]] and [[Nowhere Yet]]' }).expect(200);
       expect(preview.body.html).toContain('href="/page/page-graph"');
       const badPreview = await t.http.post('/api/preview').send({ body: '---\ntags: [a\n---\ntext' }).expect(400);

@@ -166,7 +166,7 @@ describe('viewing a page', () => {
     expect(html(res)).toContain('<a href="#first-part">First Part</a>');
     expect(html(res)).toContain('<a href="#second-part">Second Part</a>');
     expect(html(res)).toContain('href="/pages?cluster=engineering"');
-    expect(html(res)).toContain('href="/pages?tag=howto"');
+    expect(html(res)).toContain('href="/tags/howto"');
     expect(html(res)).toContain('#graphs');
     expect(html(res)).toContain('Fancy Page');
     expect(html(res)).toMatch(/Last edited by <strong>ada<\/strong> on <time datetime="[^"]+">[^<]+<\/time>, version 1/);

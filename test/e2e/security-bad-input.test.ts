@@ -105,6 +105,7 @@ describe('bad input over HTTP', () => {
       const urls = [
         '/', '/pages', '/recent', '/reports', '/trash', ...slugs.flatMap((s) => [`/page/${encodeURIComponent(s)}`, `/page/${encodeURIComponent(s)}/history`]),
         ...XSS.map((p) => `/search?q=${encodeURIComponent(p)}`), `/pages?tag=${encodeURIComponent(XSS[1])}`, `/page/new?title=${encodeURIComponent(XSS[0])}`,
+        '/tags', ...XSS.map((p) => `/tags/${encodeURIComponent(p)}`),
       ];
       for (const url of urls) {
         const res = await author.get(url).set('Accept', 'text/html');

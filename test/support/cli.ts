@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -23,7 +23,14 @@ export interface CliTarget {
   token?: string;
   /** Written to the CLI's stdin (which is then closed); stdin is empty (and not a terminal) otherwise. */
   input?: string;
+  /**
+   * XDG_CONFIG_HOME for the CLI, where `kurate login` keeps its credentials. Default: a folder of this test process
+   * that nothing writes to, so that no test reads the credentials of the user running the tests.
+   */
+  configHome?: string;
 }
+
+const EMPTY_CONFIG_HOME = path.join(ARTIFACTS_DIR, `cli-config-${process.pid}`);
 
 /**
  * Runs bin/kurate as a user would: a child process, the server's address in KURATE_URL and a token in KURATE_TOKEN
@@ -33,7 +40,10 @@ export function kurate(target: CliTarget, ...args: string[]): Promise<CliRun> {
   const { KURATE_TOKEN: _ignored, ...env } = process.env;
   if (target.token) env.KURATE_TOKEN = target.token;
   return new Promise((resolve, reject) => {
-    const child = spawn(KURATE, args, { env: { ...env, KURATE_URL: target.baseUrl }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(KURATE, args, {
+      env: { ...env, KURATE_URL: target.baseUrl, XDG_CONFIG_HOME: target.configHome ?? EMPTY_CONFIG_HOME },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
@@ -45,6 +55,42 @@ export function kurate(target: CliTarget, ...args: string[]): Promise<CliRun> {
     // A CLI that does not read stdin may have exited already.
     child.stdin.on('error', () => {});
     child.stdin.end(target.input ?? '');
+  });
+}
+
+/** util-linux `script` makes the pseudo-terminals of kurateAtTerminal; without it those tests are skipped. */
+export const HAS_SCRIPT = spawnSync('script', ['--version']).status === 0;
+
+/**
+ * Runs bin/kurate on a terminal (a pseudo-terminal made by util-linux `script`), answering each prompt as it appears.
+ * Returns everything the terminal showed.
+ */
+export function kurateAtTerminal(target: CliTarget, args: string[], answers: { prompt: RegExp; answer: string }[]): Promise<CliRun> {
+  const { KURATE_TOKEN: _ignored, ...env } = process.env;
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const child = spawn('script', ['-qfec', [KURATE, ...args].map(quote).join(' '), '/dev/null'], {
+    env: { ...env, KURATE_URL: target.baseUrl, KURATE_TOKEN: target.token ?? '', XDG_CONFIG_HOME: target.configHome ?? EMPTY_CONFIG_HOME },
+  });
+  let screen = '';
+  let answered = 0;
+  let sinceAnswer = '';
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString('utf8');
+      sinceAnswer += chunk.toString('utf8');
+      const next = answers[answered];
+      if (next && next.prompt.test(sinceAnswer)) {
+        answered++;
+        sinceAnswer = '';
+        // Enter on a terminal in raw mode is a carriage return.
+        child.stdin.write(`${next.answer}\r`);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      child.stdin.destroy();
+      resolve({ code: code ?? -1, stdout: screen, stderr: '' });
+    });
   });
 }
 
@@ -60,7 +106,7 @@ interface CompiledModule {
   sources: string[];
 }
 
-const CLI: CompiledModule = { entry: 'src/cli/main.ts', sources: ['src/cli', 'src/pages/markdown'] };
+const CLI: CompiledModule = { entry: 'src/cli/main.ts', sources: ['src/cli', 'src/pages/markdown', 'src/attachments', 'src/common'] };
 /** The module the built-in extractor's worker threads load. */
 export const BUILTIN_EXTRACTION_WORKER: CompiledModule = { entry: 'src/extractors/builtin/builtin-extraction.worker.ts', sources: ['src/extractors', 'src/llm-client'] };
 

@@ -61,7 +61,8 @@ export function someIp(): string {
  * argon2id at its smallest cost: at the default (64 MiB, 3 passes) each app start, test user and login cost a second
  * of CPU, and the cost is a parameter stored in each hash (test/unit/auth-password-hasher.test.ts covers it).
  */
-const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0', KURATE_PASSWORD_HASH_COST: 'm=1024,t=1,p=1' };
+// Files go to the test database (never to ./data/attachments of the checkout); store tests choose theirs.
+const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0', KURATE_PASSWORD_HASH_COST: 'm=1024,t=1,p=1', KURATE_ATTACHMENTS_STORE: 'database' };
 
 /**
  * Builds the configuration a test runs with: a fresh database of its own, quiet logs. `database: 'embedded'` asks for

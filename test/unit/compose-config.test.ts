@@ -46,6 +46,7 @@ describe('compose.yaml and the Dockerfile against the configuration schema', () 
     expect(unknown, `not in src/config/environment.dto.ts`).toEqual([]);
     expect(environment).toMatchObject({ KURATE_ROLE: name, KURATE_HOST: '0.0.0.0' });
     expect(environment.DATABASE_URL, 'processes can share only PostgreSQL').toMatch(/^postgres:\/\//);
+    expect(environment.KURATE_ATTACHMENTS_STORE, 'files every process can read').toBe('database');
   });
 
   it.each(kurateServices)('%s starts with its configuration valid, by default and with a typical .env', (name, service) => {

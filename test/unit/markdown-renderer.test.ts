@@ -5,6 +5,7 @@ import { parseFrontmatter } from '../../src/pages/markdown/frontmatter.js';
 import { escapeHtml, MarkdownRenderer, type ResolvedTarget } from '../../src/pages/markdown/markdown-renderer.js';
 import { extractLinks, type ParsedLink } from '../../src/pages/markdown/wikilinks.js';
 import { FOAM_DOCS } from '../support/fixtures.js';
+import { OBSIDIAN_XSS_PAYLOADS } from '../support/xss-payloads.js';
 
 const PAGES: Record<string, ResolvedTarget> = {
   'graph-view': { slug: 'graph-view', title: 'Graph View' },
@@ -17,9 +18,12 @@ const renderer = new MarkdownRenderer();
 const html = (body: string) => renderer.render(body, resolve).html;
 
 const ALLOWED_TAGS = new Set(
-  'h1 h2 h3 h4 h5 h6 p a ul ol li blockquote pre code em strong del s table thead tbody tr th td img hr br div span sup sub details summary kbd dl dt dd'.split(
-    ' ',
-  ),
+  [
+    ...'h1 h2 h3 h4 h5 h6 p a ul ol li blockquote pre code em strong del s table thead tbody tr th td img hr br div span sup sub details summary kbd dl dt dd'.split(' '),
+    // Obsidian syntax: highlights, task list checkboxes, footnotes, and KaTeX's MathML (generated, never the author's).
+    ...'mark input section'.split(' '),
+    ...'math semantics annotation mrow mi mn mo ms mtext mspace msup msub msubsup mfrac msqrt mroot mover munder munderover mtable mtr mtd mstyle mpadded mphantom menclose'.split(' '),
+  ],
 );
 
 const NAMED_ENTITIES: Record<string, string> = { amp: '&', quot: '"', lt: '<', gt: '>', colon: ':', tab: '\t', newline: '\n' };
@@ -101,7 +105,7 @@ describe('MarkdownRenderer: wikilinks', () => {
     );
   });
 
-  it('leaves empty and same-page wikilinks as text', () => {
+  it('leaves empty and same-page wikilinks as text (a #word right after brackets is no tag)', () => {
     expect(html('[[]] [[#Heading]]')).toBe('<p>[[]] [[#Heading]]</p>\n');
   });
 
@@ -389,6 +393,8 @@ describe('MarkdownRenderer: hostile input', () => {
     '```"><script>alert(1)</script>\ncode\n```',
     '# <img src=x onerror=alert(1)>',
     '| <img src=x onerror=alert(1)> |\n| --- |\n| <script>alert(1)</script> |',
+    // Obsidian syntax (docs/obsidian.md), shared with the browser's XSS check (test/browser/obsidian-syntax.test.ts)
+    ...OBSIDIAN_XSS_PAYLOADS,
   ];
 
   it.each(PAYLOADS)('neutralises %s', (payload) => {

@@ -10,7 +10,16 @@ describe('highlightQuote: the quote inside its chunk', () => {
 
   it('forgives case and whitespace (line breaks, doubled spaces), as the extractor’s verification does', () => {
     const h = highlightQuote('Ada   Lovelace\nwrote the first\tprogram.', 'ada lovelace wrote the first program');
-    expect(h).toEqual({ before: '', match: 'Ada   Lovelace\nwrote the first\tprogram', after: '.', found: true });
+    expect(h).toEqual({ before: '', match: 'Ada Lovelace wrote the first program', after: '.', found: true });
+  });
+
+  it('shows the chunk and the quote as plain text: no Markdown syntax, no comments', () => {
+    const h = highlightQuote('Intro %%hidden note%% here.\n\nSee **the [[Page Graph|graph]]** now, with `code`.\n\n```js\nx()\n```', 'the [[Page Graph|graph]]');
+    expect(h).toEqual({ before: 'Intro here.\nSee ', match: 'the graph', after: ' now, with code.\nx()', found: true });
+  });
+
+  it('finds a quote the source wrote across syntax by its plain reading', () => {
+    expect(highlightQuote('The **Page Graph** is _exact_.', 'The **Page Graph** is _exact_').match).toBe('The Page Graph is exact');
   });
 
   it('treats regular-expression characters in the quote literally', () => {

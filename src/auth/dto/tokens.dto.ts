@@ -18,13 +18,13 @@ export class CreateTokenDto {
     enum: TOKEN_SCOPES,
     isArray: true,
     default: ['read'],
-    description: '`read`: what a reader may do; `write`: also what an author may do; `admin`: also what an admin may do. ' +
-      'A token never grants more than its owner has, and nobody can create a token above their role.',
+    description: '`read`: what a reader may do; `write`: also what an author may do; `admin`: also what an admin may do; ' +
+      '`metrics`: may also scrape /metrics (only admins grant it). A token never grants more than its owner has, and nobody can create a token above their role.',
   })
   @IsOptional()
   @IsArray()
   @ArrayMinSize(1)
-  @ArrayMaxSize(3)
+  @ArrayMaxSize(TOKEN_SCOPES.length)
   @IsIn(TOKEN_SCOPES, { each: true, message: `each scope must be one of ${TOKEN_SCOPES.join(', ')}` })
   scopes?: TokenScope[];
 

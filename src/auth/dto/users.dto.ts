@@ -3,7 +3,7 @@ import { Transform, Type } from 'class-transformer';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ROLES, type Role } from '../actor.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../password-hasher.js';
-import type { UserEntity } from '../user.entity.js';
+import { USER_KINDS, type UserEntity, type UserKind } from '../user.entity.js';
 
 export const MAX_DISPLAY_NAME_LENGTH = 100;
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
@@ -78,6 +78,7 @@ export class UserResponse {
   @ApiProperty() email: string;
   @ApiProperty() displayName: string;
   @ApiProperty({ enum: ROLES }) role: Role;
+  @ApiProperty({ enum: USER_KINDS, description: '`service`: a service account, which has no password and acts only through its tokens.' }) kind: UserKind;
   @ApiProperty() disabled: boolean;
   @ApiProperty({ nullable: true, type: Date }) disabledAt: Date | null;
   @ApiProperty() createdAt: Date;
@@ -97,6 +98,7 @@ export function userResponse(u: UserEntity): UserResponse {
     email: u.email,
     displayName: u.displayName,
     role: u.role,
+    kind: u.kind,
     disabled: u.disabledAt !== null,
     disabledAt: u.disabledAt,
     createdAt: u.createdAt,

@@ -1,8 +1,11 @@
 import type { Env, MarkdownIt, RendererRule, StateCore, Token } from 'markdown-it';
 import anchor from 'markdown-it-anchor';
 import sanitizeHtml from 'sanitize-html';
+import { MathSlots, OBSIDIAN_ALLOWED_ATTRIBUTES, OBSIDIAN_ALLOWED_TAGS, obsidianHeadingSyntax, obsidianSyntax, obsidianTransforms, stripComments, type ObsidianEnv } from './obsidian-syntax.js';
 import { linkTitle, slugify } from './slug.js';
+import { renderTransclusion, type Transclusion } from './transclusion.js';
 import { createMarkdownParser, markdownLinkAt, wikilinkOf, type ParsedLink } from './wikilinks.js';
+import { FILE_EMBED_SANITIZE, fileEmbedsPlugin, type ResolveFile } from './file-embeds.js';
 
 export interface ResolvedTarget {
   slug: string;
@@ -23,8 +26,17 @@ export interface RenderedMarkdown {
 
 export type ResolveLink = (link: ParsedLink) => ResolvedTarget | null;
 
-interface RenderEnv extends Env {
+interface RenderEnv extends Env, ObsidianEnv {
   resolve: ResolveLink;
+  /** Embedded pages' content, when the caller loaded it (`![[Note]]` then renders inline). */
+  transclusion?: Transclusion;
+  resolveFile: ResolveFile;
+}
+
+export interface RenderOptions {
+  transclusion?: Transclusion;
+  /** Stored files the text references (attachments), by normalised target; none when absent. */
+  resolveFile?: ResolveFile;
 }
 
 type Attributes = [name: string, value: string][];
@@ -40,20 +52,34 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
     ...['p', 'a', 'ul', 'ol', 'li', 'blockquote', 'pre', 'code', 'em', 'strong', 'del', 's', 'hr', 'br'],
     ...['table', 'thead', 'tbody', 'tr', 'th', 'td', 'img', 'div', 'span', 'sup', 'sub'],
     ...['details', 'summary', 'kbd', 'dl', 'dt', 'dd'],
+    ...OBSIDIAN_ALLOWED_TAGS,
+    ...FILE_EMBED_SANITIZE.tags,
   ],
-  allowedAttributes: {
+  allowedAttributes: mergeAttributes(OBSIDIAN_ALLOWED_ATTRIBUTES, {
     a: ['href', 'title', 'class', 'rel', 'id'],
-    img: ['src', 'alt', 'title', 'width', 'height'],
+    img: ['src', 'alt', 'title', 'width', 'height', ...FILE_EMBED_SANITIZE.attributes.img],
+    iframe: FILE_EMBED_SANITIZE.attributes.iframe,
+    audio: FILE_EMBED_SANITIZE.attributes.audio,
+    video: FILE_EMBED_SANITIZE.attributes.video,
     ...Object.fromEntries(HEADINGS.map((heading) => [heading, ['id']])),
     ...Object.fromEntries(['div', 'span', 'code', 'th', 'td'].map((tag) => [tag, ['class']])),
     // Markdown renders `3. item` as <ol start="3">.
     ol: ['start'],
     details: ['open'],
-  },
+  }),
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: {},
-  transformTags: { a: markExternalLink, th: alignmentAsClass, td: alignmentAsClass },
+  allowedIframeHostnames: FILE_EMBED_SANITIZE.allowedIframeHostnames,
+  allowIframeRelativeUrls: FILE_EMBED_SANITIZE.allowIframeRelativeUrls,
+  exclusiveFilter: FILE_EMBED_SANITIZE.exclusiveFilter,
+  transformTags: { ...obsidianTransforms(), a: markExternalLink, th: alignmentAsClass, td: alignmentAsClass },
 };
+
+function mergeAttributes(extra: Record<string, string[]>, base: Record<string, string[]>): Record<string, string[]> {
+  const merged: Record<string, string[]> = { ...base };
+  for (const [tag, names] of Object.entries(extra)) merged[tag] = [...new Set([...(merged[tag] ?? []), ...names])];
+  return merged;
+}
 
 // Every heading gets an id, de-duplicated in page order: `setup`, `setup-2`, …
 const HEADING_IDS: anchor.AnchorOptions = { slugify: headingAnchor, getTokensText: inlineText, uniqueSlugStartIndex: 2, tabIndex: false };
@@ -61,21 +87,32 @@ const HEADING_IDS: anchor.AnchorOptions = { slugify: headingAnchor, getTokensTex
 export class MarkdownRenderer {
   private readonly md: MarkdownIt = createMarkdownParser()
     .use(anchor, HEADING_IDS)
-    .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards));
+    .use(obsidianSyntax)
+    .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards))
+    // Registered last so that it runs first after inline parsing: a file embed is never taken for a page.
+    .use(fileEmbedsPlugin);
 
   constructor() {
     const rules = this.md.renderer.rules;
     rules.wikilink = (tokens, idx, _options, env) => renderWikilink(wikilinkOf(tokens[idx]), env as RenderEnv);
-    rules.embed_card = (tokens, idx, _options, env) => renderEmbedCard(wikilinkOf(tokens[idx]), env as RenderEnv);
+    rules.embed_card = (tokens, idx, _options, env) => renderEmbed(wikilinkOf(tokens[idx]), env as RenderEnv, this);
     rules.link_open = renderLinkOpen;
   }
 
   /** Renders a page body (frontmatter already removed) to sanitised HTML plus its h2–h4 outline. */
-  render(body: string, resolve: ResolveLink): RenderedMarkdown {
-    const env: RenderEnv = { resolve };
-    const tokens = this.md.parse(body, env);
+  render(body: string, resolve: ResolveLink, options: RenderOptions = {}): RenderedMarkdown {
+    const env: RenderEnv = { resolve, math: new MathSlots(), transclusion: options.transclusion, resolveFile: options.resolveFile ?? (() => null) };
+    const tokens = this.md.parse(stripComments(body), env);
     const html = this.md.renderer.render(tokens, this.md.options, env);
-    return { html: sanitizeHtml(html, SANITIZE_OPTIONS), toc: tableOfContents(tokens) };
+    return { html: env.math!.restore(sanitizeHtml(html, SANITIZE_OPTIONS)), toc: tableOfContents(tokens) };
+  }
+
+  /** An embedded excerpt's HTML, unsanitised (the page it lands in is sanitised whole), in an env of its own. */
+  renderFragment(markdown: string, env: RenderEnv, docId: string): string {
+    // The host's footnotes stay the host's: the excerpt numbers its own.
+    const { footnotes: _hostFootnotes, ...shared } = env;
+    const inner: RenderEnv = { ...shared, docId };
+    return this.md.renderer.render(this.md.parse(stripComments(markdown), inner), this.md.options, inner);
   }
 }
 
@@ -96,6 +133,7 @@ let headingParser: MarkdownIt | null = null;
  */
 export function headingIds(body: string): Map<number, string> {
   headingParser ??= createMarkdownParser()
+    .use(obsidianHeadingSyntax)
     .use(anchor, HEADING_IDS)
     // Ids come from headings' text alone: the rest of the page's inline content is left unparsed (most of the work).
     .use((md) => md.core.ruler.at('inline', parseHeadingsInline));
@@ -129,7 +167,8 @@ function inlineText(tokens: Token[]): string {
 }
 
 function tokenText(token: Token): string {
-  if (token.type === 'text' || token.type === 'code_inline') return token.content;
+  // Tags and formulas read as written (`## Setup #linux` is `setup-linux`).
+  if (['text', 'code_inline', 'obsidian_tag', 'math_inline', 'math_inline_double'].includes(token.type)) return token.content;
   if (token.type !== 'wikilink') return '';
   const link = wikilinkOf(token);
   return link.label ?? link.target;
@@ -175,7 +214,7 @@ function pageLinkAttributes(link: ParsedLink, target: ResolvedTarget | null): At
       ['title', 'Create this page'],
     ];
   }
-  const fragment = link.heading ? `#${headingAnchor(link.heading)}` : '';
+  const fragment = !link.heading ? '' : link.heading.startsWith('^') ? `#${encodeURIComponent(link.heading)}` : `#${headingAnchor(link.heading)}`;
   return [
     ['class', 'wikilink'],
     ['href', `/page/${encodeURIComponent(target.slug)}${fragment}`],
@@ -189,11 +228,21 @@ function renderAnchor(attributes: Attributes, text: string): string {
 
 /** An embed inside running text has no room for a card, so it reads as a plain wikilink. */
 function renderWikilink(link: ParsedLink, env: RenderEnv): string {
-  return renderAnchor(pageLinkAttributes(link, env.resolve(link)), link.label ?? link.target);
+  return renderAnchor(pageLinkAttributes(link, resolveIn(env, link)), link.label ?? link.target);
 }
 
-function renderEmbedCard(link: ParsedLink, env: RenderEnv): string {
-  const target = env.resolve(link);
+// A plugin that renders a fragment on its own (an `ad-` admonition block) passes an env without a resolver.
+function resolveIn(env: RenderEnv, link: ParsedLink): ResolvedTarget | null {
+  return env.resolve ? env.resolve(link) : null;
+}
+
+function renderEmbed(link: ParsedLink, env: RenderEnv, renderer: MarkdownRenderer): string {
+  const target = resolveIn(env, link);
+  const transcluded = target && env.transclusion ? renderTransclusion(link, target, env.transclusion, (markdown, inner, docId) => renderer.renderFragment(markdown, { ...env, transclusion: inner }, docId)) : null;
+  return transcluded ?? renderEmbedCard(link, target);
+}
+
+function renderEmbedCard(link: ParsedLink, target: ResolvedTarget | null): string {
   const title = link.label ?? target?.title ?? link.target;
   return `<div class="embed-card">${renderAnchor(pageLinkAttributes(link, target), `📄 ${title}`)}</div>\n`;
 }
@@ -201,7 +250,7 @@ function renderEmbedCard(link: ParsedLink, env: RenderEnv): string {
 const renderLinkOpen: RendererRule = (tokens, idx, options, env, renderer) => {
   const link = markdownLinkAt(tokens, idx);
   if (link) {
-    const target = (env as RenderEnv).resolve(link);
+    const target = resolveIn(env as RenderEnv, link);
     for (const [name, value] of pageLinkAttributes(link, target)) tokens[idx].attrSet(name, value);
   }
   return renderer.renderToken(tokens, idx, options);

@@ -1,0 +1,132 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { parseFrontmatter } from './markdown/frontmatter.js';
+import type { ResolvedTarget } from './markdown/markdown-renderer.js';
+import { stripComments } from './markdown/obsidian-syntax.js';
+import { plainText } from './markdown/plain-text.js';
+import { distinctWords, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage, type Transclusion } from './markdown/transclusion.js';
+import { extractLinks, type ParsedLink } from './markdown/wikilinks.js';
+import { PageLinksRepository } from './page-links.repository.js';
+import type { PageEntity } from './page.entity.js';
+import { TransclusionRepository } from './transclusion.repository.js';
+
+/** The pages a page embeds, loaded for one rendering or one search-vector refresh. */
+export interface TransclusionContext {
+  transclusion: Transclusion;
+  /** Resolutions of the links inside embedded content (the host's own come from its Page Graph rows). */
+  resolved: Map<string, ResolvedTarget | null>;
+  /** Changes whenever an embedded page, or a link inside one, changes: part of the render cache's key. */
+  stamp: string;
+}
+
+/**
+ * Transclusion over the Page Graph: loads the pages a page embeds (to MAX_TRANSCLUSION_DEPTH, one query per level),
+ * and keeps the transcluded text in the search vector of every page that embeds a page that changed.
+ */
+@Injectable()
+export class TransclusionService {
+  constructor(
+    private readonly repository: TransclusionRepository,
+    private readonly links: PageLinksRepository,
+  ) {}
+
+  // What each embedded page version holds (its Markdown and the keys it links and embeds), so that a page view costs
+  // the version queries, not a parse of every embedded page; bounded, oldest first out.
+  private readonly parsed = new Map<string, ParsedEmbed>();
+
+  private parse(row: { id: string; version: number; body: string }): ParsedEmbed {
+    const key = `${row.id}@${row.version}`;
+    let parsed = this.parsed.get(key);
+    if (!parsed) {
+      const markdown = markdownOf(row.body);
+      const links = extractLinks(stripComments(markdown));
+      parsed = { markdown, embeds: embedKeysOf(links), links: [...new Set(links.map((link) => link.key).filter(Boolean))] };
+      if (this.parsed.size >= PARSED_LIMIT) this.parsed.delete(this.parsed.keys().next().value!);
+      this.parsed.set(key, parsed);
+    }
+    return parsed;
+  }
+
+  /** Null when the page embeds nothing (the common case costs no query). */
+  async context(hostSlug: string, markdown: string, db?: EntityManager): Promise<TransclusionContext | null> {
+    if (!markdown.includes('![[')) return null;
+    const byKey = new Map<string, EmbeddedPage>();
+    const stamps: string[] = [];
+    let wanted = embedKeys(markdown);
+    const seen = new Set<string>();
+    const innerKeys = new Set<string>();
+    for (let depth = 0; depth < MAX_TRANSCLUSION_DEPTH && wanted.length > 0; depth++) {
+      wanted.forEach((key) => seen.add(key));
+      const rows = await this.repository.pagesByKeys(wanted, db);
+      const next = new Set<string>();
+      for (const row of rows) {
+        const parsed = this.parse(row);
+        byKey.set(row.key, { slug: row.slug, title: row.title, markdown: parsed.markdown });
+        parsed.links.forEach((key) => innerKeys.add(key));
+        stamps.push(`${row.key}=${row.id}@${row.version}`);
+        for (const key of parsed.embeds) if (!seen.has(key)) next.add(key);
+      }
+      wanted = [...next];
+    }
+    if (byKey.size === 0) return null;
+    const inner = [...innerKeys];
+    // Inside a write (db given) only the embeds matter: the search text needs no link's resolution.
+    const targets = db ? new Map<string, ResolvedTarget>() : await this.links.resolveKeys(inner);
+    const resolved = new Map<string, ResolvedTarget | null>(inner.map((key) => [key, targets.get(key) ?? null]));
+    for (const [key, page] of byKey) resolved.set(key, { slug: page.slug, title: page.title });
+    const transclusion = startTransclusion(hostSlug, (link: ParsedLink) => byKey.get(link.key) ?? null);
+    stamps.sort();
+    const links = [...resolved].map(([key, target]) => `${key}=${target?.slug ?? ''}/${target?.title ?? ''}`).sort();
+    return { transclusion, resolved, stamp: `${stamps.join(',')};${links.join('|')}` };
+  }
+
+  /**
+   * After a page write (inside its transaction): the transcluded text in the search vector of the page itself and of
+   * every page that embeds it, directly or through other embeds.
+   */
+  async refreshSearch(page: PageEntity, tx: EntityManager): Promise<void> {
+    const done = new Set<string>();
+    if (!page.deletedAt) await this.refreshOne(page.id, page.slug, page.body, tx, done);
+    let changed = [page.id];
+    let keys = page.linkKeys;
+    for (let depth = 0; depth < MAX_TRANSCLUSION_DEPTH && changed.length > 0; depth++) {
+      const embedders = (await this.repository.embeddersOf(changed, keys, tx)).filter((row) => !done.has(row.id));
+      for (const row of embedders) await this.refreshOne(row.id, row.slug, row.body, tx, done);
+      changed = embedders.map((row) => row.id);
+      keys = [];
+    }
+  }
+
+  private async refreshOne(id: string, slug: string, body: string, tx: EntityManager, done: Set<string>): Promise<void> {
+    done.add(id);
+    const markdown = markdownOf(body);
+    const context = await this.context(slug, markdown, tx);
+    if (!context && !markdown.includes('![[')) return;
+    const text = context ? transcludedText(slug, markdown, context.transclusion, (link) => context.resolved.get(link.key)?.slug ?? null) : '';
+    await this.repository.setTranscludedText(id, distinctWords(text, plainText(markdown)), tx);
+  }
+}
+
+const PARSED_LIMIT = 2_000;
+
+interface ParsedEmbed {
+  markdown: string;
+  embeds: string[];
+  links: string[];
+}
+
+function embedKeys(markdown: string): string[] {
+  return embedKeysOf(extractLinks(stripComments(markdown)));
+}
+
+function embedKeysOf(links: ParsedLink[]): string[] {
+  return [...new Set(links.filter((link) => link.kind === 'embed' && link.key).map((link) => link.key))];
+}
+
+function markdownOf(body: string): string {
+  try {
+    return parseFrontmatter(body).body;
+  } catch {
+    return body;
+  }
+}

@@ -1,0 +1,76 @@
+import { plainText } from '../pages/markdown/plain-text.js';
+
+/**
+ * Search snippets as people read them: the card's text as plain text (no Markdown syntax, no comments), cut into
+ * sentences; PostgreSQL ranks the candidate sentences by the query (its stemming, so "running" matches "run") and
+ * marks the matched words; the window is the best sentence with its neighbours up to about SNIPPET_WORDS words.
+ */
+export const SNIPPET_WORDS = 32;
+// Sentences sent to the database per card: the ones sharing a word's first letters with the query, else the first.
+const MAX_CANDIDATES = 40;
+const LONG_SENTENCE_WORDS = 60;
+
+export interface SnippetSource {
+  sentences: string[];
+  /** Indexes (into `sentences`) worth ranking. */
+  candidates: number[];
+}
+
+/** A card's text as sentences, with the ones worth ranking against the reader's words. */
+export function snippetSource(markdown: string, words: string): SnippetSource {
+  const sentences = sentencesOf(plainText(markdown));
+  const stems = [...new Set((words.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1).map((w) => w.slice(0, Math.max(3, Math.min(5, w.length - 1)))))];
+  const candidates: number[] = [];
+  if (stems.length > 0) {
+    sentences.forEach((sentence, i) => {
+      const lower = sentence.toLowerCase();
+      if (candidates.length < MAX_CANDIDATES && stems.some((stem) => lower.includes(stem))) candidates.push(i);
+    });
+  }
+  if (candidates.length === 0) candidates.push(...sentences.slice(0, 1).map((_s, i) => i));
+  return { sentences, candidates };
+}
+
+/** Sentences of plain text: a line (a block) ends one, and so does `.`, `!` or `?` before a space and a capital or digit. */
+export function sentencesOf(text: string): string[] {
+  return text
+    .split('\n')
+    .flatMap((line) => line.split(/(?<=[.!?…])\s+(?=[\p{Lu}\p{N}"'(“‘])/u))
+    .map((sentence) => sentence.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The snippet around the best sentence: `marked` holds the sentences the database marked (⟦word⟧), by index, the
+ * best one and its neighbours. Sentences are added after the best one, then before it, while the window has room.
+ */
+export function snippetWindow(source: SnippetSource, best: number, marked: Map<number, string>): string {
+  const text = (i: number) => marked.get(i) ?? source.sentences[i];
+  const count = (s: string) => s.split(/\s+/).filter(Boolean).length;
+  if (source.sentences.length === 0) return '';
+  let first = best;
+  let last = best;
+  let words = count(text(best));
+  while (words < SNIPPET_WORDS) {
+    if (last + 1 < source.sentences.length && count(text(last + 1)) + words <= SNIPPET_WORDS * 1.5) words += count(text(++last));
+    else if (first > 0 && count(text(first - 1)) + words <= SNIPPET_WORDS * 1.5) words += count(text(--first));
+    else break;
+  }
+  const parts: string[] = [];
+  for (let i = first; i <= last; i++) parts.push(text(i));
+  const window = trimAroundMark(parts.join(' '));
+  return `${first > 0 ? '… ' : ''}${window}${last < source.sentences.length - 1 && !window.endsWith('…') ? ' …' : ''}`;
+}
+
+/** A very long sentence is cut to the words around its first marked word. */
+function trimAroundMark(text: string): string {
+  const words = text.split(/\s+/);
+  if (words.length <= LONG_SENTENCE_WORDS) return text;
+  const at = Math.max(0, words.findIndex((w) => w.includes('⟦')));
+  const start = Math.max(0, at - 10);
+  const cut = words.slice(start, start + SNIPPET_WORDS);
+  // A cut must not leave a mark open.
+  let joined = cut.join(' ');
+  if ((joined.match(/⟦/g) ?? []).length > (joined.match(/⟧/g) ?? []).length) joined += '⟧';
+  return `${start > 0 ? '… ' : ''}${joined} …`;
+}
