@@ -28,6 +28,19 @@ export interface ExtractionConfig {
   jobTimeoutSeconds: number;
   /** KURATE_JOB_POLL_SECONDS: how often an idle worker looks for new jobs. */
   pollSeconds: number;
+  /** How proposals' confidence is calibrated from this wiki's own reviews (src/kg/kg-calibration.service.ts). */
+  calibration: CalibrationConfig;
+}
+
+export interface CalibrationConfig {
+  /**
+   * KURATE_CALIBRATION_MIN_REVIEWED: an extractor's proposals of one kind (entities, relations) are calibrated on this
+   * wiki's own reviews once this many of them were approved or rejected; before, on the judged set the map was shipped
+   * with (src/kg/calibration-builtin.ts). 200 reviews put each tenth of the scale within about ±0.1.
+   */
+  minReviewed: number;
+  /** KURATE_CALIBRATION_REFIT_EVERY: the fit is redone when this many more reviews came in since the last one. */
+  refitEvery: number;
 }
 
 /**
@@ -48,6 +61,7 @@ export const DEFAULT_EXTRACTION_CONFIG: ExtractionConfig = {
   retryDelaySeconds: 30,
   jobTimeoutSeconds: 1800,
   pollSeconds: 2,
+  calibration: { minReviewed: 200, refitEvery: 50 },
 };
 
 export function extractionConfigFrom(raw: EnvironmentDto, extractor: ExtractorKind, database: 'postgres' | 'embedded'): ExtractionConfig {
@@ -69,5 +83,9 @@ export function extractionConfigFrom(raw: EnvironmentDto, extractor: ExtractorKi
     retryDelaySeconds: raw.KURATE_EXTRACT_RETRY_DELAY_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.retryDelaySeconds,
     jobTimeoutSeconds: raw.KURATE_EXTRACT_JOB_TIMEOUT_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.jobTimeoutSeconds,
     pollSeconds: raw.KURATE_JOB_POLL_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.pollSeconds,
+    calibration: {
+      minReviewed: raw.KURATE_CALIBRATION_MIN_REVIEWED ?? DEFAULT_EXTRACTION_CONFIG.calibration.minReviewed,
+      refitEvery: raw.KURATE_CALIBRATION_REFIT_EVERY ?? DEFAULT_EXTRACTION_CONFIG.calibration.refitEvery,
+    },
   };
 }
