@@ -40,6 +40,8 @@ export interface ProposedEntity {
   name: string;
   type: string;
   confidence: number;
+  /** The extractor's raw score (confidence is it calibrated). */
+  raw?: number;
   pages: number;
   quote?: string;
 }
@@ -49,6 +51,7 @@ export interface ProposedRelation {
   predicate: string;
   target: string;
   confidence: number;
+  raw?: number;
   quote?: string;
 }
 

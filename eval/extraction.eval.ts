@@ -64,12 +64,12 @@ for (const corpus of corpora()) {
       seconds = (Date.now() - started) / 1000;
       [{ n: pagesExtracted }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM kg_page_extractions`);
       entities = await t.dataSource.query(
-        `SELECT p.name, p.node_type AS type, p.confidence, count(DISTINCT s.page_id)::int AS pages, p.evidence_quote AS quote
+        `SELECT p.name, p.node_type AS type, p.confidence, p.raw_confidence AS raw, count(DISTINCT s.page_id)::int AS pages, p.evidence_quote AS quote
            FROM kg_proposals p LEFT JOIN kg_proposal_support s ON s.proposal_id = p.id
           WHERE p.status = 'pending' AND p.kind = 'node' GROUP BY p.id ORDER BY p.name`,
       );
       relations = await t.dataSource.query(
-        `SELECT source_name AS source, predicate, target_name AS target, confidence, evidence_quote AS quote
+        `SELECT source_name AS source, predicate, target_name AS target, confidence, raw_confidence AS raw, evidence_quote AS quote
            FROM kg_proposals WHERE status = 'pending' AND kind = 'edge' ORDER BY source_name, target_name`,
       );
     }, 900_000);
@@ -95,16 +95,20 @@ for (const corpus of corpora()) {
       const judgedEntities = entities.filter((x) => entityVerdicts.get(labelKey(x.name)));
       const entityYield = (test: (entity: ProposedEntity) => boolean) =>
         keptEstimate(distinct(judgedEntities, test), distinct(judgedEntities, () => true), distinct(entities, () => true), sampled) / Math.max(1, pagesExtracted);
-      const calibration = expectedCalibrationError([
+      // Calibration error of the confidence the queue shows (calibrated by src/kg/calibration-builtin.ts, which was fitted
+      // on these judged sets: in-sample; its cross-validated error is in that file) and of the extractor's raw score.
+      const calibrationOf = (score: (x: { confidence: number; raw?: number }) => number) => expectedCalibrationError([
         ...entities.flatMap((x) => {
           const v = entityVerdicts.get(labelKey(x.name));
-          return v ? [{ confidence: x.confidence, approved: v !== 'noise' }] : [];
+          return v ? [{ confidence: score(x), approved: v !== 'noise' }] : [];
         }),
         ...relations.flatMap((x) => {
           const v = relationVerdict(x);
-          return v ? [{ confidence: x.confidence, approved: v !== 'noise' }] : [];
+          return v ? [{ confidence: score(x), approved: v !== 'noise' }] : [];
         }),
       ]);
+      const calibration = calibrationOf((x) => x.confidence);
+      const rawCalibration = calibrationOf((x) => Number(x.raw));
       const report = {
         pagesExtracted,
         extractionSeconds: Math.round(seconds * 10) / 10,
@@ -121,6 +125,7 @@ for (const corpus of corpora()) {
         typedRelationShare: round(typed.length / Math.max(1, relations.length)),
         typedShareOfKeptRelations: round(typedKept.length / Math.max(1, keptRelations.length)),
         expectedCalibrationError: calibration,
+        rawExpectedCalibrationError: rawCalibration,
         reviewMinutes: round(reviewSeconds / 60),
         reviewSecondsPerKeptFact: round(reviewSeconds / Math.max(1, kept)),
       };

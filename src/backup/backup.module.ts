@@ -7,7 +7,7 @@ import { PolicyModule } from '../policy/policy.module.js';
 import { BackupRepository } from './backup.repository.js';
 import { BackupService, RestoreService } from './backup.service.js';
 
-/** Backup and restore of a whole instance (`kurate backup`, `kurate restore`; docs/operations.md). No routes: see backup-command.ts. */
+/** Backup and restore of a whole instance (`kurate backup`, `kurate restore`; docs/operations.md). No routes: the commands' entry point is src/backup-command.ts. */
 @Module({
   imports: [AuditModule, PagesModule, PolicyModule, KgModule, AttachmentsModule],
   providers: [BackupRepository, BackupService, RestoreService],

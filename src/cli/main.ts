@@ -98,7 +98,7 @@ function buildProgram(): Command {
 }
 
 /**
- * `kurate backup` and `kurate restore` open the database themselves (src/backup/backup-command.ts says why), so they
+ * `kurate backup` and `kurate restore` open the database themselves (src/backup-command.ts says why), so they
  * load the server's modules, and only when one of them runs: the path is computed so that the other commands neither
  * load nor compile the server.
  */
@@ -110,7 +110,7 @@ interface BackupCommands {
 
 function registerBackupCommands(program: Command): void {
   const run = async (command: 'backup' | 'restore', file: string, options: { force?: boolean; json?: boolean }) => {
-    const module = (await import(new URL('../backup/backup-command.js', import.meta.url).href)) as BackupCommands;
+    const module = (await import(new URL('../backup-command.js', import.meta.url).href)) as BackupCommands;
     try {
       const result = await module[command](file, { force: options.force === true });
       console.log(options.json ? JSON.stringify(result.json, null, 2) : result.lines.join('\n'));

@@ -266,6 +266,19 @@ export class EnvironmentDto {
   @IsNumber({ allowNaN: false, allowInfinity: false }, { message: '$property must be a number of seconds' })
   KURATE_JOB_POLL_SECONDS?: number;
 
+  @IsOptional()
+  @Transform(toInt)
+  @Min(10)
+  @Max(1000000)
+  @IsInt({ message: '$property must be a whole number of reviewed proposals (10 or more)' })
+  KURATE_CALIBRATION_MIN_REVIEWED?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(1000000)
+  @IsInt({ message: '$property must be a whole number of reviews' })
+  KURATE_CALIBRATION_REFIT_EVERY?: number;
   // ── Attachments (src/config/attachments-config.ts, docs/attachments.md) ──
   @IsOptional()
   @IsIn(ATTACHMENT_STORES, { message: `$property must be one of ${ATTACHMENT_STORES.join(', ')}` })

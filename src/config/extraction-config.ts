@@ -36,6 +36,19 @@ export interface ExtractionConfig {
   workerProcess: boolean;
   /** KURATE_WORKER_NICE: how much lower than the web process's that worker's CPU priority is (nice, 0–19). */
   workerNice: number;
+  /** How proposals' confidence is calibrated from this wiki's own reviews (src/kg/kg-calibration.service.ts). */
+  calibration: CalibrationConfig;
+}
+
+export interface CalibrationConfig {
+  /**
+   * KURATE_CALIBRATION_MIN_REVIEWED: an extractor's proposals of one kind (entities, relations) are calibrated on this
+   * wiki's own reviews once this many of them were approved or rejected; before, on the judged set the map was shipped
+   * with (src/kg/calibration-builtin.ts). 200 reviews put each tenth of the scale within about ±0.1.
+   */
+  minReviewed: number;
+  /** KURATE_CALIBRATION_REFIT_EVERY: the fit is redone when this many more reviews came in since the last one. */
+  refitEvery: number;
 }
 
 /**
@@ -58,6 +71,7 @@ export const DEFAULT_EXTRACTION_CONFIG: ExtractionConfig = {
   pollSeconds: 2,
   workerProcess: true,
   workerNice: 10,
+  calibration: { minReviewed: 200, refitEvery: 50 },
 };
 
 export function extractionConfigFrom(raw: EnvironmentDto, extractor: ExtractorKind, database: 'postgres' | 'embedded'): ExtractionConfig {
@@ -86,5 +100,9 @@ export function extractionConfigFrom(raw: EnvironmentDto, extractor: ExtractorKi
     pollSeconds: raw.KURATE_JOB_POLL_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.pollSeconds,
     workerProcess: database === 'postgres' && role === 'all' && (raw.KURATE_WORKER_PROCESS ?? DEFAULT_EXTRACTION_CONFIG.workerProcess),
     workerNice: raw.KURATE_WORKER_NICE ?? DEFAULT_EXTRACTION_CONFIG.workerNice,
+    calibration: {
+      minReviewed: raw.KURATE_CALIBRATION_MIN_REVIEWED ?? DEFAULT_EXTRACTION_CONFIG.calibration.minReviewed,
+      refitEvery: raw.KURATE_CALIBRATION_REFIT_EVERY ?? DEFAULT_EXTRACTION_CONFIG.calibration.refitEvery,
+    },
   };
 }

@@ -11,6 +11,10 @@ export type KgProposalStatus = 'pending' | 'approved' | 'rejected' | 'retired';
 @Check('kg_proposals_kind_check', "kind IN ('node', 'edge')")
 @Check('kg_proposals_status_check', "status IN ('pending', 'approved', 'rejected', 'retired')")
 @Check('kg_proposals_confidence_check', 'confidence >= 0 AND confidence <= 1')
+@Check('kg_proposals_raw_confidence_check', 'raw_confidence IS NULL OR (raw_confidence >= 0 AND raw_confidence <= 1)')
+// Partial indexes of earlier rejections (migration 0021): declared so TypeORM leaves them alone.
+@Index('kg_proposals_rejected_stem_idx', { synchronize: false })
+@Index('kg_proposals_rejected_pattern_idx', { synchronize: false })
 @Check(
   'kg_proposals_shape_check',
   "(kind = 'node' AND name IS NOT NULL AND node_type IS NOT NULL) OR (kind = 'edge' AND source_signature IS NOT NULL AND predicate IS NOT NULL AND target_signature IS NOT NULL)",
@@ -50,8 +54,25 @@ export class KgProposalEntity {
   @Column('text', { default: '' })
   description: string;
 
+  /** The chance that an admin approves it: the extractor's score, calibrated (src/kg/calibration.ts). */
   @Column('real')
   confidence: number;
+
+  /** The extractor's own score (its best support's), kept so the calibration can be refitted. */
+  @Column('real', { name: 'raw_confidence', nullable: true })
+  rawConfidence: number | null;
+
+  /** Why it was proposed: the extractor's signals for its best support (`link`, `repeat×2`, `sentence-pattern`). */
+  @Column('text', { array: true, default: () => "'{}'" })
+  signals: string[];
+
+  /** The signals' names without counts, sorted, joined by `+`: which earlier rejections it resembles. */
+  @Column('text', { name: 'signal_pattern', default: '' })
+  signalPattern: string;
+
+  /** Nodes: the name without case, `-`/`_` and a plural on its last word (src/kg/signal-pattern.ts). */
+  @Column('text', { name: 'name_stem', nullable: true })
+  nameStem: string | null;
 
   /** The best quote seen; every quote is in kg_proposal_support. */
   @Column('text', { name: 'evidence_quote', nullable: true })

@@ -93,25 +93,34 @@ export interface SupportRow {
   confidence: number;
 }
 
-export interface NodeProposalRow {
+/** What every proposal row carries besides its shape: its calibrated and raw confidence, and why it was proposed. */
+interface ProposalScore {
+  /** The chance an admin approves it: rawConfidence calibrated (src/kg/calibration.ts). */
+  confidence: number;
+  rawConfidence: number;
+  signals: string[];
+  signalPattern: string;
+}
+
+export interface NodeProposalRow extends ProposalScore {
   signature: string;
   name: string;
   nodeType: string;
-  confidence: number;
+  /** The name's stem (src/kg/proposal-signals.ts): which earlier rejections it resembles. */
+  nameStem: string;
   quote: string;
   extractor: string;
   model: string;
   support: SupportRow[];
 }
 
-export interface EdgeProposalRow {
+export interface EdgeProposalRow extends ProposalScore {
   signature: string;
   sourceSignature: string;
   sourceName: string;
   predicate: string;
   targetSignature: string;
   targetName: string;
-  confidence: number;
   quote: string;
   extractor: string;
   model: string;
@@ -131,9 +140,15 @@ const vectorLiteral = (vector: number[] | null) => (vector ? vectorText(vector) 
  * An upserted pending proposal keeps the best confidence seen, and that one's quote. Its support grows by the new
  * rows exactly: they come from chunks this transaction inserted, so none of them can exist already.
  */
+// The best support is the one with the highest raw score: it gives the proposal its quote, signals and confidence
+// (calibrated from that raw score by the caller, with the map in force now).
+const BETTER = 'EXCLUDED.raw_confidence > coalesce(kg_proposals.raw_confidence, kg_proposals.confidence)';
 const BEST_CONFIDENCE = `support_count = kg_proposals.support_count + EXCLUDED.support_count,
-         confidence = greatest(kg_proposals.confidence, EXCLUDED.confidence),
-         evidence_quote = CASE WHEN EXCLUDED.confidence > kg_proposals.confidence THEN EXCLUDED.evidence_quote ELSE kg_proposals.evidence_quote END,
+         confidence = CASE WHEN ${BETTER} THEN EXCLUDED.confidence ELSE kg_proposals.confidence END,
+         evidence_quote = CASE WHEN ${BETTER} THEN EXCLUDED.evidence_quote ELSE kg_proposals.evidence_quote END,
+         signals = CASE WHEN ${BETTER} THEN EXCLUDED.signals ELSE kg_proposals.signals END,
+         signal_pattern = CASE WHEN ${BETTER} THEN EXCLUDED.signal_pattern ELSE kg_proposals.signal_pattern END,
+         raw_confidence = greatest(kg_proposals.raw_confidence, EXCLUDED.raw_confidence),
          updated_at = now()`;
 
 /** The support rows of the proposals a statement just wrote (`written`), from the `support` array of each input row. */
@@ -143,6 +158,8 @@ const SUPPORT_FROM_WRITTEN = `supported AS (
            FROM written w JOIN input x ON x.signature = w.signature
           CROSS JOIN LATERAL jsonb_to_recordset(x.support) AS s(chunk_id bigint, page_id uuid, quote text, confidence real)
          ON CONFLICT (proposal_id, chunk_id) DO NOTHING)`;
+
+const scoreJson = (r: ProposalScore) => ({ confidence: r.confidence, raw_confidence: r.rawConfidence, signals: r.signals, signal_pattern: r.signalPattern });
 
 const supportJson = (support: SupportRow[]) => support.map((s) => ({ chunk_id: s.chunkId, page_id: s.pageId, quote: s.quote, confidence: s.confidence }));
 
@@ -456,10 +473,13 @@ export class KgExtractionRepository {
       tx,
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
-           AS x(signature text, name text, node_type text, confidence real, quote text, extractor text, model text, support jsonb)),
+           AS x(signature text, name text, node_type text, confidence real, raw_confidence real, signals text[], signal_pattern text,
+                name_stem text, quote text, extractor text, model text, support jsonb)),
        written AS (
-         INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, evidence_quote, extractor, model, support_count)
-         SELECT 'node', x.signature, x.name, x.node_type, x.confidence, x.quote, x.extractor, x.model, jsonb_array_length(x.support) FROM input x
+         INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, raw_confidence, signals, signal_pattern, name_stem, evidence_quote,
+                                   extractor, model, support_count)
+         SELECT 'node', x.signature, x.name, x.node_type, x.confidence, x.raw_confidence, x.signals, x.signal_pattern, x.name_stem, x.quote,
+                x.extractor, x.model, jsonb_array_length(x.support) FROM input x
           WHERE NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'node' AND r.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_nodes n WHERE n.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_node_signatures ns WHERE ns.signature = x.signature)
@@ -467,7 +487,10 @@ export class KgExtractionRepository {
          RETURNING id, signature),
        ${SUPPORT_FROM_WRITTEN}
        SELECT id::text AS id FROM written`,
-      [JSON.stringify(rows.map((r) => ({ signature: r.signature, name: r.name, node_type: r.nodeType, confidence: r.confidence, quote: r.quote, extractor: r.extractor, model: r.model, support: supportJson(r.support) })))],
+      [JSON.stringify(rows.map((r) => ({
+        signature: r.signature, name: r.name, node_type: r.nodeType, ...scoreJson(r), name_stem: r.nameStem, quote: r.quote, extractor: r.extractor,
+        model: r.model, support: supportJson(r.support),
+      })))],
     );
     return written.map((w) => w.id);
   }
@@ -480,12 +503,12 @@ export class KgExtractionRepository {
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
            AS x(signature text, source_signature text, source_name text, predicate text, target_signature text, target_name text,
-                confidence real, quote text, extractor text, model text, support jsonb)),
+                confidence real, raw_confidence real, signals text[], signal_pattern text, quote text, extractor text, model text, support jsonb)),
        written AS (
          INSERT INTO kg_proposals (kind, signature, source_signature, source_name, predicate, target_signature, target_name,
-                                   confidence, evidence_quote, extractor, model, support_count)
+                                   confidence, raw_confidence, signals, signal_pattern, evidence_quote, extractor, model, support_count)
          SELECT 'edge', x.signature, x.source_signature, x.source_name, x.predicate, x.target_signature, x.target_name,
-                x.confidence, x.quote, x.extractor, x.model, jsonb_array_length(x.support) FROM input x
+                x.confidence, x.raw_confidence, x.signals, x.signal_pattern, x.quote, x.extractor, x.model, jsonb_array_length(x.support) FROM input x
           WHERE NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'edge' AND r.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'node' AND r.signature IN (x.source_signature, x.target_signature))
             AND NOT EXISTS (
@@ -500,7 +523,7 @@ export class KgExtractionRepository {
         JSON.stringify(
           rows.map((r) => ({
             signature: r.signature, source_signature: r.sourceSignature, source_name: r.sourceName, predicate: r.predicate,
-            target_signature: r.targetSignature, target_name: r.targetName, confidence: r.confidence, quote: r.quote,
+            target_signature: r.targetSignature, target_name: r.targetName, ...scoreJson(r), quote: r.quote,
             extractor: r.extractor, model: r.model, support: supportJson(r.support),
           })),
         ),
@@ -511,14 +534,15 @@ export class KgExtractionRepository {
 
   /**
    * Brings proposals up to date with their support: its count; for pending ones that lost support, the best
-   * remaining confidence and quote; a pending proposal with no support left is retired.
+   * remaining raw score and quote (the caller calibrates the score again); a pending proposal with no support left is
+   * retired.
    */
   async refreshProposals(proposalIds: string[], withdrawn: string[], tx: EntityManager): Promise<void> {
     if (proposalIds.length === 0) return;
     await tx.query(
       `UPDATE kg_proposals p
           SET support_count = coalesce(s.n, 0),
-              confidence = CASE WHEN p.id = ANY($2::bigint[]) AND p.status = 'pending' AND s.best IS NOT NULL THEN s.best ELSE p.confidence END,
+              raw_confidence = CASE WHEN p.id = ANY($2::bigint[]) AND p.status = 'pending' AND s.best IS NOT NULL THEN s.best ELSE p.raw_confidence END,
               evidence_quote = CASE WHEN p.id = ANY($2::bigint[]) AND p.status = 'pending' AND s.best_quote IS NOT NULL THEN s.best_quote ELSE p.evidence_quote END,
               status = CASE WHEN p.status = 'pending' AND coalesce(s.n, 0) = 0 THEN 'retired' ELSE p.status END,
               updated_at = now()

@@ -4,6 +4,8 @@ import { LlmModule } from '../llm/llm.module.js';
 import { PagesModule } from '../pages/pages.module.js';
 import { PolicyModule } from '../policy/policy.module.js';
 import { KgAdminApiController } from './kg-admin.api.controller.js';
+import { KgCalibrationRepository } from './kg-calibration.repository.js';
+import { KgCalibrationService } from './kg-calibration.service.js';
 import { KgEmbeddingRepository } from './kg-embedding.repository.js';
 import { KgEmbeddingService } from './kg-embedding.service.js';
 import { KgExtractionQueue } from './kg-extraction-queue.service.js';
@@ -25,8 +27,9 @@ import { PageExtractionService } from './page-extraction.service.js';
   controllers: [KgAdminApiController],
   providers: [
     KgExtractionRepository, KgPlanningRepository, KgEmbeddingRepository, PageExtractionService, KgEmbeddingService, KgExtractionQueue, KgJobsService,
+    KgCalibrationRepository, KgCalibrationService,
     ...KG_REVIEW_HOOK_PROVIDERS,
   ],
-  exports: [KgEmbeddingService, KgJobsService, KgExtractionQueue, PageExtractionService, ...KG_REVIEW_HOOK_PROVIDERS.map((p) => (p as { provide: symbol }).provide)],
+  exports: [KgEmbeddingService, KgJobsService, KgExtractionQueue, PageExtractionService, KgCalibrationService, ...KG_REVIEW_HOOK_PROVIDERS.map((p) => (p as { provide: symbol }).provide)],
 })
 export class KgModule {}

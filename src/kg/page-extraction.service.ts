@@ -20,6 +20,9 @@ import {
 } from './kg-extraction.repository.js';
 import { chunkPage, type AnchoredChunk } from './page-chunks.js';
 import { termCounts, termForms } from './term-stats.js';
+import { calibrate, type CalibrationMap } from './calibration.js';
+import { KgCalibrationService } from './kg-calibration.service.js';
+import { nameStem, signalPattern } from './proposal-signals.js';
 import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
 import { Metrics } from '../metrics/metrics.js';
 
@@ -83,6 +86,7 @@ export class PageExtractionService {
     private readonly config: KurateConfig,
     @Inject(EXTRACTOR) private readonly extractor: Extractor,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
+    private readonly calibration: KgCalibrationService,
     private readonly metrics: Metrics,
   ) {
     this.limiter = new CallLimiter(config.extraction.limits.concurrency, config.extraction.limits.ratePerMinute);
@@ -126,9 +130,12 @@ export class PageExtractionService {
     const byPosition = new Map(chunks.map((c) => [c.position, c]));
     const embeddings = await this.embedChunks(page, [...plan.add, ...reembed.map((k) => byPosition.get(k.position)!)], signal);
     signal?.throwIfAborted();
+    // This wiki's reviews retune the calibration once there are enough (a refit that fails must not fail the page).
+    await this.calibration.refitIfDue().catch((error: unknown) => this.logger.warn(`Calibration refit failed: ${(error as Error).message}`));
+    const maps = await this.calibration.mapsFor(this.extractor.name);
 
     const outcome = await this.repository.extractionTransaction((tx) =>
-      this.write(page, source, chunks, results.byHash, embeddings, { calls: results.calls, reused: results.reused }, tx),
+      this.write(page, source, chunks, results.byHash, embeddings, { calls: results.calls, reused: results.reused }, maps, tx),
     );
     if (outcome.status === 'extracted') for (const key of results.cacheKeys) this.cache.delete(key);
     return outcome;
@@ -217,6 +224,7 @@ export class PageExtractionService {
     results: Map<string, ExtractionResult>,
     embeddings: Map<string, number[]>,
     counts: { calls: number; reused: number },
+    maps: Record<'node' | 'edge', CalibrationMap>,
     tx: EntityManager,
   ): Promise<PageExtractionOutcome> {
     const current = await this.repository.lockPage(page.id, tx);
@@ -249,7 +257,7 @@ export class PageExtractionService {
       .map((r) => ({ id: r.id, embedding: r.vector, embeddingModel: model }));
     await this.repository.updateChunkEmbeddings(reembedded, tx);
 
-    const found = await this.collect(page, plan.add.map((c) => ({ chunkId: chunkIds.get(c.position)!, result: results.get(c.contentHash)! })), tx);
+    const found = await this.collect(page, plan.add.map((c) => ({ chunkId: chunkIds.get(c.position)!, result: results.get(c.contentHash)! })), maps, tx);
     await this.repository.insertMentions(found.mentions, tx);
     const edgeProposals = await this.keepSignificant(found.edgeProposals, found.coOccurrenceOnly, tx);
     const proposalIds = [
@@ -259,6 +267,7 @@ export class PageExtractionService {
     // Proposals that lost support are brought up to date (count, best quote; retired when none is left); the ones
     // written above counted their new support themselves.
     await this.repository.refreshProposals(dependents.proposalIds, dependents.proposalIds, tx);
+    await this.calibration.recalibrate(dependents.proposalIds, tx);
     await this.repository.refreshCoMentions([...new Set([...dependents.nodeIds, ...found.linkedNodeIds])], tx);
 
     const first = [...results.values()][0];
@@ -287,7 +296,7 @@ export class PageExtractionService {
    * already names (its signature, a signature that leads to it, or its name or an alias) becomes a mention of that
    * node and is not proposed; below the confidence threshold only the mention is kept.
    */
-  private async collect(page: PageForExtraction, extracted: { chunkId: string; result: ExtractionResult }[], tx: EntityManager) {
+  private async collect(page: PageForExtraction, extracted: { chunkId: string; result: ExtractionResult }[], maps: Record<'node' | 'edge', CalibrationMap>, tx: EntityManager) {
     const threshold = this.config.extraction.confidenceThreshold;
     const raw = extracted.flatMap(({ chunkId, result }) =>
       result.entities.map((e) => ({ chunkId, result, entity: e, signature: nodeSignature(e.name, e.type), normalised: normaliseName(e.name) })),
@@ -311,9 +320,10 @@ export class PageExtractionService {
       if (!seen || seen.confidence < entity.confidence) mentions.set(key, { chunkId, signature, nodeId: node?.id ?? null, surface: entity.name, confidence: entity.confidence });
       if (node || entity.confidence < threshold) continue;
       const proposal = nodeProposals.get(signature) ?? {
-        signature, name: canonicalName, nodeType: canonicalType, confidence: 0, quote: entity.evidence, extractor: result.extractor, model: result.model, support: [],
+        signature, name: canonicalName, nodeType: canonicalType, nameStem: nameStem(canonicalName), confidence: 0, rawConfidence: -1, signals: [], signalPattern: '',
+        quote: entity.evidence, extractor: result.extractor, model: result.model, support: [],
       };
-      if (entity.confidence > proposal.confidence) Object.assign(proposal, { confidence: entity.confidence, quote: entity.evidence });
+      if (entity.confidence > proposal.rawConfidence) Object.assign(proposal, scored(entity, maps.node));
       addSupport(proposal.support, { chunkId, pageId: page.id, quote: entity.evidence, confidence: entity.confidence });
       nodeProposals.set(signature, proposal);
     }
@@ -341,9 +351,10 @@ export class PageExtractionService {
         const signature = edgeSignature(source.signature, relation.predicate, target.signature);
         const proposal = edgeProposals.get(signature) ?? {
           signature, sourceSignature: source.signature, sourceName: source.name, predicate: relation.predicate, targetSignature: target.signature,
-          targetName: target.name, confidence: 0, quote: relation.evidence, extractor: result.extractor, model: result.model, support: [],
+          targetName: target.name, confidence: 0, rawConfidence: -1, signals: [], signalPattern: '', quote: relation.evidence, extractor: result.extractor,
+          model: result.model, support: [],
         };
-        if (relation.confidence > proposal.confidence) Object.assign(proposal, { confidence: relation.confidence, quote: relation.evidence });
+        if (relation.confidence > proposal.rawConfidence) Object.assign(proposal, scored(relation, maps.edge));
         addSupport(proposal.support, { chunkId, pageId: page.id, quote: relation.evidence, confidence: relation.confidence });
         edgeProposals.set(signature, proposal);
         const onlyShared = relation.predicate === 'related_to' && relation.signals?.length === 1 && relation.signals[0] === CO_OCCURRENCE;
@@ -434,6 +445,12 @@ export class PageExtractionService {
 function variantForms(key: string): string[] {
   const plural = /(?:s|x|ch|sh)$/.test(key) ? `${key}es` : /[^aeiou]y$/.test(key) ? `${key.slice(0, -1)}ies` : `${key}s`;
   return [...new Set([key, `${key}s`, plural].flatMap((form) => [form, form.replace(/ /g, '-')]))];
+}
+
+/** A proposal's score from its best support: the raw score, calibrated by the map in force, with that support's quote and signals. */
+function scored(item: { confidence: number; evidence: string; signals?: string[] }, map: CalibrationMap) {
+  const signals = item.signals ?? [];
+  return { rawConfidence: item.confidence, confidence: calibrate(map, item.confidence), quote: item.evidence, signals, signalPattern: signalPattern(signals) };
 }
 
 function addSupport(support: { chunkId: string; pageId: string; quote: string; confidence: number }[], row: (typeof support)[number]): void {

@@ -14,6 +14,8 @@ import { ReviewQueueService, type ProposalView } from './review-queue.service.js
 import { BULK_DEFAULT_LIMIT, ReviewService, type ApprovalEdits } from './review.service.js';
 import { ServerTimingInterceptor } from '../admin/server-timing.interceptor.js';
 import { UndoService } from '../curation/undo.service.js';
+import { KgCalibrationService } from '../kg/kg-calibration.service.js';
+import { TriageService } from './triage.service.js';
 import {
   entityHref, KG_BASE, options, percent, predicateOptions, proposalHref, REVIEW_CSS, REVIEW_SCRIPTS, safeReturn, showingUserErrors,
   typeOptions, userError, withParams,
@@ -40,6 +42,8 @@ export class KgReviewWebController {
     private readonly review: ReviewService,
     private readonly undo: UndoService,
     private readonly pages: EntityPagesService,
+    private readonly triage: TriageService,
+    private readonly calibration: KgCalibrationService,
   ) {}
 
   @Get()
@@ -128,6 +132,44 @@ export class KgReviewWebController {
     });
   }
 
+  /** A triage group's preview: every proposal its action would take and what it would change, with the confirmation. */
+  @Get('ui/triage/:group')
+  async triagePage(@Param('group') group: string, @Query() query: Record<string, unknown>, @Res() res: Response) {
+    await this.renderTriage(res, 200, group, { returnUrl: safeReturn(fieldText(query, 'return')) });
+  }
+
+  /** Confirms a triage group's action on the proposals its preview listed (the boxes left ticked). */
+  @Post('ui/triage/:group')
+  @HttpCode(200)
+  async triageAction(@Param('group') group: string, @Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
+    const back = safeReturn(fieldText(form, 'return'));
+    const raw = (form as Record<string, unknown> | null)?.ids;
+    const ids = (Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : []).filter((v): v is string => typeof v === 'string' && /^[1-9]\d{0,17}$/.test(v));
+    const note = fieldText(form, 'note').trim().slice(0, 1000) || null;
+    await showingUserErrors(
+      res,
+      async () => {
+        if (ids.length === 0) throw ReviewErrors.invalid('Nothing was ticked: tick the proposals to act on, or go back to the queue.');
+        const outcome = await this.triage.apply(group, ids, note, origin);
+        res.redirect(303, withParams(back, { done: outcome.actionId }));
+      },
+      (status, message) => this.renderTriage(res, status, group, { returnUrl: back, error: message }),
+    );
+  }
+
+  /** How confidence is calibrated: per extractor and kind, the map, its error, this wiki's reviews; and Refit now. */
+  @Get('ui/calibration')
+  async calibrationPage(@Query('refitted') refitted: unknown, @Res() res: Response) {
+    await this.renderCalibration(res, 200, { refitted: typeof refitted === 'string' && /^\d+$/.test(refitted) ? Number(refitted) : null });
+  }
+
+  @Post('ui/calibration/refit')
+  @HttpCode(200)
+  async refitCalibration(@Res() res: Response) {
+    const { refitted } = await this.calibration.refitNow();
+    res.redirect(303, `${KG_BASE}/ui/calibration?refitted=${refitted.length}`);
+  }
+
   @Get('ui/audit')
   async auditPage(@Query('before') before: unknown, @Query('done') done: unknown, @Res() res: Response) {
     const beforeId = typeof before === 'string' && /^[1-9]\d{0,17}$/.test(before) ? before : undefined;
@@ -185,6 +227,7 @@ export class KgReviewWebController {
     const current = href({ after, before });
     const pending = (proposalStatus ?? 'pending') === 'pending';
     const items = page.items.map((item, i) => proposalModel(item, page.items[i + 1]?.id ?? page.items[i - 1]?.id ?? null, 'queue'));
+    const triage = pending ? (await this.triage.groups()).filter((g) => g.count > 0) : [];
     res.status(status === 200 && !input.ok ? 400 : status).render('admin/knowledge-graph', {
       title: 'Review queue',
       extraCss: REVIEW_CSS,
@@ -212,6 +255,38 @@ export class KgReviewWebController {
       prevHref: page.prevCursor ? href({ before: page.prevCursor }) : null,
       nextHref: page.nextCursor ? href({ after: page.nextCursor }) : null,
       hidden: FILTER_FIELDS.map((f) => ({ name: f, value: base[f] ?? '' })).filter((f) => f.value !== ''),
+      triage: triage.map((g) => ({ ...g, href: withParams(`${KG_BASE}/ui/triage/${g.id}`, { return: current }) })),
+    });
+  }
+
+  private async renderTriage(res: Response, status: number, group: string, extra: { returnUrl: string; error?: string }) {
+    const preview = await this.triage.preview(group);
+    res.status(status).render('admin/knowledge-graph-triage', {
+      title: `Triage: ${preview.label}`,
+      extraCss: REVIEW_CSS,
+      nav: 'queue',
+      group: { ...preview, isReject: preview.action === 'reject' },
+      items: preview.items.map((i) => ({ ...i, href: proposalHref(i.proposalId), confidencePct: percent(i.confidence) })),
+      returnUrl: extra.returnUrl,
+      error: extra.error ?? null,
+    });
+  }
+
+  private async renderCalibration(res: Response, status: number, extra: { refitted: number | null }) {
+    const state = await this.calibration.status();
+    res.status(status).render('admin/knowledge-graph-calibration', {
+      title: 'Calibrated confidence',
+      extraCss: REVIEW_CSS,
+      nav: 'queue',
+      ...state,
+      refitted: extra.refitted,
+      rows: state.calibrations.map((c) => ({
+        ...c,
+        isNode: c.kind === 'node',
+        sourceLabel: c.source === 'instance' ? 'this wiki’s reviews' : c.source === 'judged' ? 'the judged set' : 'none (raw score)',
+        // What the map makes of a few raw scores, for the table.
+        samples: [0.6, 0.7, 0.8, 0.9].map((raw) => ({ raw, calibrated: percent(calibrateAt(c.map.points, raw)) })),
+      })),
     });
   }
 
@@ -269,6 +344,19 @@ export class KgReviewWebController {
   }
 }
 
+/** The calibrated chance at a raw score (the knots are linear between, flat beyond), for the calibration table. */
+function calibrateAt(points: [number, number][], raw: number): number {
+  if (points.length === 0) return raw;
+  if (raw <= points[0][0]) return points[0][1];
+  for (let i = 1; i < points.length; i++) {
+    const [x1, y1] = points[i];
+    if (raw > x1) continue;
+    const [x0, y0] = points[i - 1];
+    return x1 === x0 ? y1 : y0 + ((raw - x0) / (x1 - x0)) * (y1 - y0);
+  }
+  return points[points.length - 1][1];
+}
+
 /** A proposal as the queue (dense: one passage shown, the others folded) and the proposal page (everything) show it. */
 function proposalModel(item: ProposalView, nextId: string | null, where: 'queue' | 'page') {
   const isNode = item.kind === 'node';
@@ -283,6 +371,12 @@ function proposalModel(item: ProposalView, nextId: string | null, where: 'queue'
     href: proposalHref(item.id),
     nextId,
     confidencePct: percent(item.confidence),
+    why: {
+      signals: item.why.signals,
+      raw: item.why.rawConfidence === null ? null : item.why.rawConfidence.toFixed(2),
+      calibrated: item.why.rawConfidence !== null && Math.abs(item.why.rawConfidence - item.confidence) > 0.0005,
+    },
+    similarRejected: item.similarRejected,
     typeOptions: typeOptions(item.type ?? undefined),
     predicateOptions: predicateOptions(item.predicate ?? undefined),
     morePages: Math.max(0, item.pages.length - 8),

@@ -52,7 +52,14 @@ export interface ProposalRow {
   targetSignature: string | null;
   targetName: string | null;
   description: string;
+  /** The chance an admin approves it: the extractor's score, calibrated (docs/extraction.md). */
   confidence: number;
+  /** The extractor's own score (null for proposals made before it was kept). */
+  rawConfidence: number | null;
+  /** Why it was proposed: the extractor's signals for its best support. */
+  signals: string[];
+  signalPattern: string;
+  nameStem: string | null;
   evidenceQuote: string | null;
   supportCount: number;
   status: KgProposalStatus;
@@ -129,6 +136,7 @@ export interface DuplicateRow {
 const PROPOSAL_COLUMNS = `p.id::text AS id, p.kind, p.signature, p.name, p.node_type AS type,
   p.source_signature AS "sourceSignature", p.source_name AS "sourceName", p.predicate,
   p.target_signature AS "targetSignature", p.target_name AS "targetName", p.description, p.confidence,
+  p.raw_confidence AS "rawConfidence", p.signals, p.signal_pattern AS "signalPattern", p.name_stem AS "nameStem",
   p.evidence_quote AS "evidenceQuote", p.support_count AS "supportCount", p.status, p.extractor, p.model,
   p.reviewed_by AS "reviewedBy", p.reviewed_at AS "reviewedAt", p.review_note AS "reviewNote",
   p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;

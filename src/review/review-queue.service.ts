@@ -7,6 +7,8 @@ import {
 } from './proposals.repository.js';
 import { ID_PATTERN, ReviewErrors } from '../admin/review-errors.js';
 import { NODE_EMBEDDING_HOOK, type NodeEmbeddingHook } from '../kg/review-hooks.js';
+import { signalWeight } from '../extractors/builtin/builtin.extractor.js';
+import { TriageRepository, type SimilarRejections } from './triage.repository.js';
 
 export const DEFAULT_DIRECTION: Record<QueueSort, SortDirection> = { confidence: 'desc', support: 'desc', age: 'asc' };
 export const QUEUE_COUNT_CAP = 1000;
@@ -50,6 +52,13 @@ export interface ProposalView extends Omit<ProposalRow, 'sortValue'> {
   pages: { slug: string; title: string; href: string; quotes: number; bestQuote: string }[];
   endpoints: { source: EndpointView; target: EndpointView } | null;
   duplicates: Omit<DuplicateRow, 'proposalId'>[];
+  /**
+   * Why it was proposed: the extractor's signals with what each weighs (the built-in extractor's weights; null for a
+   * signal another extractor recorded), its raw score and the calibrated confidence shown.
+   */
+  why: { signals: { signal: string; weight: number | null; meaning: string }[]; rawConfidence: number | null; confidence: number };
+  /** Rejected proposals it resembles (same name stem, or same type and signals: docs/review.md). */
+  similarRejected: Omit<SimilarRejections, 'proposalId'>;
 }
 
 export interface QueuePage {
@@ -74,6 +83,7 @@ export class ReviewQueueService {
 
   constructor(
     private readonly proposals: ProposalsRepository,
+    private readonly triage: TriageRepository,
     @Optional() @Inject(NODE_EMBEDDING_HOOK) private readonly embeddings: NodeEmbeddingHook | null = null,
   ) {}
 
@@ -123,6 +133,9 @@ export class ReviewQueueService {
     );
     const pendingNodes = rows.filter((r) => r.kind === 'node' && r.status === 'pending');
     const duplicates = await this.proposals.duplicates(pendingNodes.map((r) => ({ proposalId: r.id, name: r.name! })), thorough ? 8 : 3, thorough, db);
+    const similar = new Map((await this.triage.similarRejections(rows.map((r) => ({
+      proposalId: r.id, kind: r.kind, stem: r.nameStem, typeOrPredicate: r.kind === 'node' ? r.type : r.predicate, pattern: r.signalPattern,
+    })), db)).map((x) => [x.proposalId, x]));
     return rows.map(({ sortValue: _s, ...row }) => {
       const mine = evidence.filter((e) => e.proposalId === row.id);
       const visibleSupport = mine[0]?.total ?? 0;
@@ -137,6 +150,12 @@ export class ReviewQueueService {
           ? { source: endpointView(row.sourceSignature!, row.sourceName, endpoints), target: endpointView(row.targetSignature!, row.targetName, endpoints) }
           : null,
         duplicates: duplicates.filter((d) => d.proposalId === row.id).map(({ proposalId: _p, ...d }) => d),
+        why: {
+          signals: row.signals.map((signal) => (row.extractor === 'builtin' ? signalWeight(signal) : { signal, weight: null, meaning: 'recorded by the extractor' })),
+          rawConfidence: row.rawConfidence,
+          confidence: row.confidence,
+        },
+        similarRejected: (({ proposalId: _p, ...counts }) => counts)(similar.get(row.id) ?? { proposalId: row.id, sameStem: 0, samePattern: 0, total: 0 }),
       };
     });
   }

@@ -12,6 +12,10 @@ import { RejectionsApiController } from './rejections.api.controller.js';
 import { ReviewQueueService } from './review-queue.service.js';
 import { ReviewSchemaService } from './review-schema.service.js';
 import { ReviewService } from './review.service.js';
+import { TriageApiController } from './triage.api.controller.js';
+import { TriageRepository } from './triage.repository.js';
+import { TriageService } from './triage.service.js';
+import { CalibrationApiController } from './calibration.api.controller.js';
 
 /**
  * The review queue: proposals listed, approved (as they are or edited), rejected, reopened, one by one or in bulk,
@@ -20,8 +24,8 @@ import { ReviewService } from './review.service.js';
  */
 @Module({
   imports: [AdminModule, CurationModule, KgTablesModule, AuditModule],
-  controllers: [ProposalsApiController, RejectionsApiController, GraphApiController, KgReviewWebController],
-  providers: [ProposalsRepository, ReviewQueueService, ReviewService, ReviewSchemaService, ReviewMetrics],
+  controllers: [ProposalsApiController, RejectionsApiController, GraphApiController, TriageApiController, CalibrationApiController, KgReviewWebController],
+  providers: [ProposalsRepository, ReviewQueueService, ReviewService, ReviewSchemaService, ReviewMetrics, TriageRepository, TriageService],
   exports: [ReviewService, ReviewQueueService, ReviewSchemaService],
 })
 export class ReviewModule {}

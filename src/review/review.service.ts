@@ -179,17 +179,37 @@ export class ReviewService {
         }
         ids = await this.proposals.matchingIds({ ...request.filter, status: 'pending', minConfidence: request.minConfidence }, limit, tx);
       }
-      const locked = await this.proposals.lockPending(ids, tx);
-      const visible = new Set(await this.proposals.visibleIds(locked.map((r) => r.id), tx));
-      const lockedIds = new Set(locked.map((r) => r.id));
-      const skipped = ids
-        .filter((id) => !lockedIds.has(id) || !visible.has(id))
-        .map((id) => ({ proposalId: id, reason: lockedIds.has(id) ? 'hidden by the inclusion policy' : 'not pending (already reviewed, retired, or no such proposal)' }));
-      const rows = locked.filter((r) => visible.has(r.id));
+      const { rows, skipped } = await this.lockForBulk(ids, tx);
       if (request.action === 'reject') return this.applyRejection(rows, skipped, request.reason?.trim() || null, origin, tx, true);
       const planned = await this.plan(rows, new Map(), tx, false);
       return this.applyApproval(planned.items, [...skipped, ...planned.skipped], request.reason?.trim() || null, origin, tx, 'bulk');
     });
+  }
+
+  /**
+   * Approves each entity proposal into the entity given for it (triage's "approve into existing", docs/review.md):
+   * like an edit-then-approve with `intoEntityId` for each, in one undoable bulk action.
+   */
+  bulkInto(items: { id: string; intoEntityId: string }[], note: string | null, origin: RequestOrigin): Promise<ReviewOutcome> {
+    return this.journal.transaction(async (tx) => {
+      const into = new Map(items.map((i) => [i.id, i.intoEntityId]));
+      const locked = await this.lockForBulk([...into.keys()], tx);
+      const nodes = locked.rows.filter((r) => r.kind === 'node');
+      const notNodes = locked.rows.filter((r) => r.kind !== 'node').map((r) => ({ proposalId: r.id, reason: 'a relation cannot be approved into an entity' }));
+      const planned = await this.plan(nodes, new Map(nodes.map((r) => [r.id, { intoEntityId: into.get(r.id)! }])), tx, false);
+      return this.applyApproval(planned.items, [...locked.skipped, ...notNodes, ...planned.skipped], note, origin, tx, 'bulk');
+    });
+  }
+
+  /** Locks the pending, visible proposals among `ids`; the others are skipped, with why. */
+  private async lockForBulk(ids: string[], tx: EntityManager): Promise<{ rows: ProposalRow[]; skipped: { proposalId: string; reason: string }[] }> {
+    const locked = await this.proposals.lockPending(ids, tx);
+    const visible = new Set(await this.proposals.visibleIds(locked.map((r) => r.id), tx));
+    const lockedIds = new Set(locked.map((r) => r.id));
+    const skipped = ids
+      .filter((id) => !lockedIds.has(id) || !visible.has(id))
+      .map((id) => ({ proposalId: id, reason: lockedIds.has(id) ? 'hidden by the inclusion policy' : 'not pending (already reviewed, retired, or no such proposal)' }));
+    return { rows: locked.filter((r) => visible.has(r.id)), skipped };
   }
 
   /** Locks one pending proposal, or says why it cannot be reviewed. */

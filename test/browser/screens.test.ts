@@ -94,7 +94,10 @@ describe.skipIf(!HAS_CHROMIUM)('admin and author screens in a real browser', () 
         const text = `Section ${i + 1} of the handbook explains how ${name} works with the rest of the system, which parts of the `
           + `deployment depend on it, and what an operator should check before changing its configuration in production.`;
         const passage = await kg.passage(`Handbook ${i + 1}`, text, { headingPath: ['Overview'] });
-        proposals.push(await kg.nodeProposal({ name, type: 'technology', confidence: 0.99 - i * 0.01, support: [{ ...passage, quote: name }] }));
+        // With the signals the built-in extractor records for every proposal: each card has its "Why" line.
+        proposals.push(await kg.nodeProposal({
+          name, type: 'technology', confidence: 0.99 - i * 0.01, rawConfidence: 0.9 - i * 0.01, signals: ['properNoun', 'heading', 'repeat×2'], support: [{ ...passage, quote: name }],
+        }));
       }
       // Clusters for the policy page: two decided, a dozen without a policy.
       const api = await t.as('admin', { name: 'Policy Admin' });

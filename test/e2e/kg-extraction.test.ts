@@ -1,5 +1,7 @@
 // @module-tag slow (extracts the whole Foam corpus): `npm run test:fast` leaves it out; docs/testing.md
 import type supertest from 'supertest';
+import { calibrate } from '../../src/kg/calibration.js';
+import { BUILTIN_CALIBRATION } from '../../src/kg/calibration-builtin.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXTRACTOR, type Extractor } from '../../src/extractors/extraction.types.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
@@ -87,8 +89,11 @@ describe('extraction of the Foam docs with the built-in extractor', () => {
     const squash = (text: string) => text.normalize('NFKC').replace(/\s+/g, ' ');
     expect(quotes.filter((q) => !squash(q.text).includes(squash(q.quote)))).toEqual([]);
     expect(quotes.every((q) => q.same_page)).toBe(true);
-    // The proposal's confidence is the best of its support; nothing below the threshold (0.6) is proposed…
-    expect(await count(t, `SELECT count(*) FROM kg_proposals p WHERE abs(p.confidence - (SELECT max(confidence) FROM kg_proposal_support s WHERE s.proposal_id = p.id)) > 1e-6`)).toBe(0);
+    // The proposal's raw score is the best of its support, and its confidence that score calibrated (the judged map of
+    // src/kg/calibration-builtin.ts); nothing below the threshold (0.6, on the raw score) is proposed…
+    expect(await count(t, `SELECT count(*) FROM kg_proposals p WHERE abs(p.raw_confidence - (SELECT max(confidence) FROM kg_proposal_support s WHERE s.proposal_id = p.id)) > 1e-6`)).toBe(0);
+    const scores: { kind: 'node' | 'edge'; confidence: number; raw: number }[] = await t.dataSource.query(`SELECT kind, confidence, raw_confidence AS raw FROM kg_proposals`);
+    expect(scores.filter((p) => Math.abs(p.confidence - calibrate(BUILTIN_CALIBRATION[p.kind].map, p.raw)) > 1e-3)).toEqual([]);
     expect(await count(t, 'SELECT count(*) FROM kg_proposal_support WHERE confidence < 0.6')).toBe(0);
     // … but the mention is kept.
     expect(await count(t, 'SELECT count(*) FROM kg_mentions WHERE confidence < 0.6')).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { edgeSignature, nodeSignature } from '../../src/admin/review-signature.js';
 import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
+import { nameStem, signalPattern } from '../../src/kg/proposal-signals.js';
 import type { TestApp } from './test-app.js';
 
 export interface Support {
@@ -82,15 +83,20 @@ export class KgFactory {
   async nodeProposal(input: {
     name: string; type?: string; confidence?: number; support?: (Support | { chunkId: string; pageId: string; quote?: string })[];
     extractor?: string; model?: string | null; description?: string; createdAt?: string; mentions?: boolean;
+    /** The extractor's raw score (default: the confidence) and signals (migration 0021). */
+    rawConfidence?: number; signals?: string[];
   }): Promise<string> {
     const type = input.type ?? 'concept';
     const signature = nodeSignature(input.name, type);
     const support = input.support ?? [];
+    const signals = input.signals ?? [];
     const rows: { id: string }[] = await this.db.query(
-      `INSERT INTO kg_proposals (kind, signature, name, node_type, description, confidence, evidence_quote, support_count, extractor, model, created_at)
-       VALUES ('node', $1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10::timestamptz, now())) RETURNING id::text AS id`,
+      `INSERT INTO kg_proposals (kind, signature, name, node_type, description, confidence, evidence_quote, support_count, extractor, model, created_at,
+                                 raw_confidence, signals, signal_pattern, name_stem)
+       VALUES ('node', $1, $2, $3, $4, $5, $6, $7, $8, $9, coalesce($10::timestamptz, now()), $11, $12, $13, $14) RETURNING id::text AS id`,
       [signature, input.name, type, input.description ?? '', input.confidence ?? 0.8, support[0]?.quote ?? null, support.length,
-        input.extractor ?? 'builtin', input.model ?? null, input.createdAt ?? null],
+        input.extractor ?? 'builtin', input.model ?? null, input.createdAt ?? null, input.rawConfidence ?? input.confidence ?? 0.8, signals,
+        signalPattern(signals), nameStem(input.name)],
     );
     await this.support(rows[0].id, support);
     if (input.mentions !== false) {
@@ -102,16 +108,19 @@ export class KgFactory {
   /** A pending edge proposal between two node signatures (the nodes need not exist). */
   async edgeProposal(input: {
     source: NodeRef; predicate: string; target: NodeRef; confidence?: number; support?: Support[]; extractor?: string; model?: string | null;
+    rawConfidence?: number; signals?: string[];
   }): Promise<string> {
     const source = nodeSignature(input.source.name, input.source.type);
     const target = nodeSignature(input.target.name, input.target.type);
     const support = input.support ?? [];
+    const signals = input.signals ?? [];
     const rows: { id: string }[] = await this.db.query(
       `INSERT INTO kg_proposals (kind, signature, source_signature, source_name, predicate, target_signature, target_name, confidence,
-                                 evidence_quote, support_count, extractor, model)
-       VALUES ('edge', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id::text AS id`,
+                                 evidence_quote, support_count, extractor, model, raw_confidence, signals, signal_pattern)
+       VALUES ('edge', $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id::text AS id`,
       [edgeSignature(source, input.predicate, target), source, input.source.name, input.predicate, target, input.target.name,
-        input.confidence ?? 0.8, support[0]?.quote ?? null, support.length, input.extractor ?? 'builtin', input.model ?? null],
+        input.confidence ?? 0.8, support[0]?.quote ?? null, support.length, input.extractor ?? 'builtin', input.model ?? null,
+        input.rawConfidence ?? input.confidence ?? 0.8, signals, signalPattern(signals)],
     );
     await this.support(rows[0].id, support);
     return rows[0].id;

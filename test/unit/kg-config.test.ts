@@ -8,6 +8,7 @@ describe('extraction configuration', () => {
     expect(loadConfig({}).extraction).toEqual({
       role: 'all', confidenceThreshold: 0.6, limits: { concurrency: 4, ratePerMinute: 0 }, retryLimit: 5, retryDelaySeconds: 30, jobTimeoutSeconds: 1800, pollSeconds: 2,
       workerProcess: false, workerNice: 10,
+      calibration: { minReviewed: 200, refitEvery: 50 },
     });
   });
 
@@ -31,14 +32,19 @@ describe('extraction configuration', () => {
     const { extraction } = loadConfig({
       DATABASE_URL: 'postgres://db/wiki', KURATE_ROLE: 'worker', KURATE_KG_CONFIDENCE_THRESHOLD: '0.75', KURATE_EXTRACT_RETRY_LIMIT: '0',
       KURATE_EXTRACT_RETRY_DELAY_SECONDS: '5', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '60', KURATE_JOB_POLL_SECONDS: '0.5',
+      KURATE_CALIBRATION_MIN_REVIEWED: '40', KURATE_CALIBRATION_REFIT_EVERY: '10',
     });
-    expect(extraction).toMatchObject({ role: 'worker', confidenceThreshold: 0.75, retryLimit: 0, retryDelaySeconds: 5, jobTimeoutSeconds: 60, pollSeconds: 0.5 });
+    expect(extraction).toMatchObject({
+      role: 'worker', confidenceThreshold: 0.75, retryLimit: 0, retryDelaySeconds: 5, jobTimeoutSeconds: 60, pollSeconds: 0.5, calibration: { minReviewed: 40, refitEvery: 10 },
+    });
   });
 
   it.each([
     [{ KURATE_ROLE: 'both' }, /KURATE_ROLE must be one of web, worker, all \(got "both"\)/],
     [{ KURATE_ROLE: 'web' }, /KURATE_ROLE=web needs DATABASE_URL .* the embedded database belongs to one process/],
     [{ KURATE_KG_CONFIDENCE_THRESHOLD: '1.5' }, /KURATE_KG_CONFIDENCE_THRESHOLD must not be greater than 1/],
+    [{ KURATE_CALIBRATION_MIN_REVIEWED: '5' }, /KURATE_CALIBRATION_MIN_REVIEWED must not be less than 10/],
+    [{ KURATE_CALIBRATION_REFIT_EVERY: 'often' }, /KURATE_CALIBRATION_REFIT_EVERY must be a whole number of reviews/],
     [{ KURATE_KG_CONFIDENCE_THRESHOLD: 'high' }, /KURATE_KG_CONFIDENCE_THRESHOLD must be a number between 0 and 1/],
     [{ KURATE_EXTRACT_CONCURRENCY: '0' }, /KURATE_EXTRACT_CONCURRENCY must not be less than 1/],
     [{ KURATE_EXTRACT_RATE_PER_MINUTE: '-1' }, /KURATE_EXTRACT_RATE_PER_MINUTE must not be less than 0/],

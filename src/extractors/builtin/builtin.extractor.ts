@@ -392,6 +392,35 @@ export function extractBuiltin(request: ExtractionRequest): {
 
 /** The signal of a `related_to` that only shares a sentence: the pipeline keeps it only for pairs well above chance. */
 export const CO_OCCURRENCE = 'co-occurrence';
+
+/**
+ * What one recorded signal weighs, for showing why a proposal was proposed: an entity's signals by SIGNAL_WEIGHTS
+ * (`repeat×2` is two repeats), a relation's by how its confidence is made (`sentence-pattern` multiplies the weaker
+ * endpoint's by 1.15, `see-also` is a fixed 0.7). Null for a signal this extractor does not record.
+ */
+export function signalWeight(signal: string): { signal: string; weight: number | null; meaning: string } {
+  const repeat = /^repeat×(\d+)$/.exec(signal);
+  if (repeat) return { signal, weight: round(SIGNAL_WEIGHTS.repeat * Number(repeat[1])), meaning: `mentioned in ${Number(repeat[1])} more sentence${repeat[1] === '1' ? '' : 's'} (${SIGNAL_WEIGHTS.repeat} each)` };
+  const meaning = SIGNAL_MEANINGS[signal];
+  if (!meaning) return { signal, weight: null, meaning: 'recorded by the extractor' };
+  const weight = signal in SIGNAL_WEIGHTS ? SIGNAL_WEIGHTS[signal as keyof typeof SIGNAL_WEIGHTS] : signal === 'see-also' ? SEE_ALSO_CONFIDENCE : signal === 'sentence-pattern' ? 1.15 : null;
+  return { signal, weight, meaning };
+}
+
+const SIGNAL_MEANINGS: Record<string, string> = {
+  link: 'links to a page with this title',
+  wantedLink: 'links to a page not written yet under this name',
+  known: 'already an approved entity',
+  title: 'the page title',
+  inTitle: 'appears in the page title',
+  heading: 'appears in a heading',
+  properNoun: 'a capitalised name in running text',
+  typed: 'the lexicon types it (person, place, organisation)',
+  nounPhrase: 'a noun phrase',
+  'sentence-pattern': 'a sentence states the relation (× the weaker endpoint\'s confidence)',
+  'see-also': 'a “See also” link',
+  [CO_OCCURRENCE]: 'the two share sentences far more often than chance',
+};
 const SEE_ALSO_HEADING = /^(?:see also|related(?: pages| notes| topics)?|further reading)$/i;
 const SEE_ALSO_SENTENCE = /^(?:see also|related|see)\b/i;
 const SEE_ALSO_CONFIDENCE = 0.7;

@@ -273,3 +273,25 @@ export class ForgetRejectionDto {
   @MaxLength(2000)
   signature: string;
 }
+
+/** A triage group's action on the proposals its preview listed (docs/review.md, "Triage"). */
+export class TriageActionDto {
+  @ApiProperty({ type: [String], description: 'The proposals to act on: the ids the preview (GET …/triage/:group) listed. Those no longer in the group are skipped.' })
+  @IsArray({ message: 'ids must be a list of proposal ids' })
+  @ArrayMaxSize(1000)
+  @Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? value.map((v) => (typeof v === 'number' ? String(v) : v)) : typeof value === 'string' ? [value] : value))
+  @Matches(ID_PATTERN, { each: true, message: 'each of ids must be a proposal id' })
+  ids: string[];
+
+  @ApiPropertyOptional({ description: 'true: answer the preview of exactly these ids, change nothing.' })
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'dryRun must be true or false' })
+  dryRun?: boolean;
+
+  @ApiPropertyOptional({ description: 'The note (approvals) or reason (rejections) recorded; by default the group’s name.' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_REASON)
+  note?: string;
+}

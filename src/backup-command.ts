@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import { AppModule } from '../app.module.js';
-import { ConfigError, loadConfig } from '../config/kurate-config.js';
-import { DatabaseSetupError } from '../db/migration-runner.js';
-import { BackupError, readBackupHeader } from './backup-archive.js';
+import { AppModule } from './app.module.js';
+import { ConfigError, loadConfig } from './config/kurate-config.js';
+import { DatabaseSetupError } from './db/migration-runner.js';
+import { BackupError, readBackupHeader } from './backup/backup-archive.js';
 
 /** The CLI tells a user's mistake (one line) from a bug by this class. */
 export { BackupError };
-import { BackupService, RestoreService, type BackupSummary, type RestoreSummary } from './backup.service.js';
+import { BackupService, RestoreService, type BackupSummary, type RestoreSummary } from './backup/backup.service.js';
 
 /**
  * `kurate backup` and `kurate restore` work on the database itself (DATABASE_URL, or the embedded database in
