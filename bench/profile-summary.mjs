@@ -10,7 +10,7 @@ export function summarise(profile, top = 25) {
   const total = [...self.values()].reduce((a, b) => a + b, 0) || 1;
   const label = (n) => {
     const f = n.callFrame;
-    const url = f.url.replace(/^file:\/\//, '').replace(/^.*\/work\/main\//, '');
+    const url = f.url.replace(/^file:\/\//, '').replace(/^.*?\/(?=(?:dist|node_modules|src)\/)/, '');
     return `${f.functionName || '(anonymous)'} ${url ? `${url}:${f.lineNumber + 1}` : ''}`.trim();
   };
   const fn = new Map();
@@ -19,7 +19,7 @@ export function summarise(profile, top = 25) {
     const node = byId.get(id);
     const key = label(node);
     fn.set(key, (fn.get(key) ?? 0) + us);
-    const url = node.callFrame.url.replace(/^file:\/\//, '').replace(/^.*\/work\/main\//, '');
+    const url = node.callFrame.url.replace(/^file:\/\//, '').replace(/^.*?\/(?=(?:dist|node_modules|src)\/)/, '');
     const group = url.startsWith('node_modules/') ? url.split('/').slice(0, url.split('/')[1].startsWith('@') ? 3 : 2).join('/') : url || `(${node.callFrame.functionName || 'native'})`;
     file.set(group, (file.get(group) ?? 0) + us);
   }

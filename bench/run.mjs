@@ -17,7 +17,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { FOAM_DOCS, replicateCorpus } from './lib/corpus.mjs';
-import { backendPids, busyShare, cpuWindow, machineInfo, reniceAutogroup, reniceProcess } from './lib/machine.mjs';
+import { mixedLoad } from './lib/mixed-load.mjs';
+import { backendPids, busyShare, childPids, cpuWindow, machineInfo, reniceAutogroup, reniceProcess } from './lib/machine.mjs';
 import { freePort, killAllNow, startChild, stopAll, stopChild, waitForHttp } from './lib/procs.mjs';
 import { summarise } from './profile-summary.mjs';
 import { BENCH_ADMIN_EMAIL, benchAdminPassword, logIn } from './lib/auth.mjs';
@@ -36,6 +37,10 @@ const { values: opt } = parseArgs({
     warmup: { type: 'string', default: '3' },
     saves: { type: 'string', default: '500' },
     rounds: { type: 'string', default: '3' },
+    only: { type: 'string', default: '' },
+    'mixed-clients': { type: 'string', default: '16' },
+    'quiet-wait': { type: 'string', default: '45' },
+    'mixed-rounds': { type: 'string' },
     'skip-postgres': { type: 'boolean', default: false },
     'skip-embedded': { type: 'boolean', default: false },
     embedded: { type: 'boolean', default: false },
@@ -61,6 +66,10 @@ if (opt.help) {
   --duration S         measured seconds of each load run (default 10); --warmup S before it (default 3)
   --saves N            sequential timed saves per round (default 500)
   --rounds N           rounds of each load and of the saves (default 3; the best is reported, all are listed)
+  --only mixed         only the import and the mixed load (with its logged-in page views against bare Express)
+  --quiet-wait S       wait at most S seconds for the machine to be idle before each measured run (default 45)
+  --mixed-clients N    concurrent clients of the mixed load (default 16)
+  --mixed-rounds N     rounds of the mixed load (default: --rounds); each round runs it with and without extraction
   --skip-postgres      only the embedded database (also: --embedded)
   --skip-embedded      only real PostgreSQL
   --profile            CPU-profile the server during the import, the first measured page-view round and the first
@@ -86,6 +95,14 @@ const WARMUP = int(opt.warmup, 'warmup', 0, 60);
 const SAVES = int(opt.saves, 'saves', 1, 5000);
 const ROUNDS = int(opt.rounds, 'rounds', 1, 10);
 const WRITE = !opt['no-write'] && !opt.profile;
+if (!['', 'mixed'].includes(opt.only)) throw new Error(`--only must be mixed (got ${opt.only})`);
+const ONLY_MIXED = opt.only === 'mixed';
+const QUIET_WAIT_S = int(opt['quiet-wait'], 'quiet-wait', 0, 300);
+const MIXED_CLIENTS = int(opt['mixed-clients'], 'mixed-clients', 1, 256);
+const MIXED_ROUNDS = int(opt['mixed-rounds'] ?? opt.rounds, 'mixed-rounds', 1, 10);
+/** The mixed load saves into the first cluster (included in the knowledge graph) or the second (excluded). */
+const MIXED_CLUSTERS = ['user/features', 'user/recipes'];
+const MIXED_AIMS = { rps: 500, p95: 100, sessionRatio: 0.3, extractionCost: 0.2 };
 let BOOST = false;
 
 function int(raw, name, min, max) {
@@ -326,6 +343,7 @@ async function load(base, paths, { label, cpuGroups, profile, headers }) {
   const before = await waitForQuiet(label);
   boostBackends();
   const stopProfile = profile ? await profile() : null;
+  const load1 = os.loadavg()[0];
   const cpu = cpuWindow(cpuGroups);
   const r = await autocannon({ ...common, duration: DURATION });
   const usage = withOthers(cpu.end());
@@ -342,6 +360,7 @@ async function load(base, paths, { label, cpuGroups, profile, headers }) {
     timeouts: r.timeouts,
     warmupTotal,
     busyBefore: before,
+    load1,
     cpu: usage,
     profileText,
   };
@@ -353,7 +372,7 @@ async function load(base, paths, { label, cpuGroups, profile, headers }) {
  * Waits (bounded) until the machine has been nearly idle for a second: other work on these 2 cores skews every number.
  * Returns the busy share seen last.
  */
-async function waitForQuiet(label, limitMs = 45_000) {
+async function waitForQuiet(label, limitMs = QUIET_WAIT_S * 1000) {
   let busy = await busyShare(1000);
   const deadline = Date.now() + limitMs;
   let said = false;
@@ -376,6 +395,8 @@ function boostBackends() {
 function cpuGroupsOf(serverPid, withDb) {
   return {
     server: () => [serverPid],
+    // A worker process the server started for the job queue (KURATE_ROLE=all on PostgreSQL), if any.
+    worker: () => childPids(serverPid),
     db: () => (withDb ? backendPids(DB_NAME) : []),
     bench: () => [process.pid],
   };
@@ -383,7 +404,142 @@ function cpuGroupsOf(serverPid, withDb) {
 
 function withOthers(usage) {
   const cores = os.cpus().length;
-  return { ...usage, others: Math.max(0, (usage.machineBusy * cores) - usage.server - usage.db - usage.bench) };
+  return { ...usage, others: Math.max(0, (usage.machineBusy * cores) - usage.server - (usage.worker ?? 0) - usage.db - usage.bench) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Mixed load (issue 18 part 5)
+
+/** Two-word queries from the corpus's page titles (the first two words of each title of two words or more). */
+function twoWordQueries(slugs) {
+  const seen = new Set();
+  for (const slug of slugs) {
+    const words = slug.replace(/-\d+$/, '').split('-').filter((w) => w.length > 2 && !/^\d+$/.test(w));
+    if (words.length >= 2) seen.add(`${words[0]} ${words[1]}`);
+  }
+  return [...seen];
+}
+
+async function pagesOfCluster(base, cluster) {
+  const r = await http(base, 'GET', `/api/pages?perPage=500&cluster=${encodeURIComponent(cluster)}`);
+  if (r.status !== 200) throw new Error(`GET /api/pages?cluster=${cluster}: ${r.status} ${r.text.slice(0, 200)}`);
+  return r.json.items.filter((p) => p.cluster === cluster).map((p) => p.slug);
+}
+
+/** As the admin's session (cookie + CSRF token): the policy and status routes are for admins. */
+async function asAdmin(kurate, method, pathname, body) {
+  const response = await fetch(`${kurate.base}${pathname}`, {
+    method,
+    headers: { cookie: kurate.auth.cookie, 'x-csrf-token': kurate.auth.csrf, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await response.text();
+  if (response.status >= 300) throw new Error(`${method} ${pathname}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+/** Extraction jobs: open (queued, retrying, running) and completed so far, from GET /api/admin/kg/status. */
+async function extractionJobs(kurate) {
+  const status = await asAdmin(kurate, 'GET', '/api/admin/kg/status');
+  const q = status.queues.find((x) => x.queue === 'kg-extract-page') ?? { queued: 0, retrying: 0, running: 0, completed: 0, failed: 0 };
+  return { open: q.queued + q.retrying + q.running, completed: q.completed, failed: q.failed };
+}
+
+async function drainExtraction(kurate, limitMs) {
+  const started = Date.now();
+  let jobs = await extractionJobs(kurate);
+  while (jobs.open > 0 && Date.now() - started < limitMs) {
+    await sleep(250);
+    jobs = await extractionJobs(kurate);
+  }
+  return { ...jobs, ms: Date.now() - started };
+}
+
+/**
+ * The mixed load: MIXED_CLIENTS clients, 60% page reads (half anonymous, half logged in), 30% two-word searches
+ * (the HTML results page), 10% saves (API token). Each round runs it twice: saves into the included cluster (each
+ * save queues an extraction job: extraction running) and saves into an excluded one (no extraction), so that what
+ * extraction costs the readers is measured in the same window. The extraction backlog is drained between runs.
+ */
+async function benchMixed(kurate, slugs, groups) {
+  const { base } = kurate;
+  const [included, excluded] = MIXED_CLUSTERS;
+  const savePages = { included: await pagesOfCluster(base, included), excluded: await pagesOfCluster(base, excluded) };
+  if (savePages.included.length < MIXED_CLIENTS || savePages.excluded.length < MIXED_CLIENTS) {
+    throw new Error(`the mixed load needs ≥ ${MIXED_CLIENTS} pages in each of ${included} (${savePages.included.length}) and ${excluded} (${savePages.excluded.length})`);
+  }
+  // Include one cluster: its pages are queued for extraction at once; the first extraction is not measured.
+  await asAdmin(kurate, 'PUT', `/admin/kg-policy/clusters/${encodeURIComponent(included)}`, { action: 'include', reason: 'benchmark: mixed load' });
+  const first = await drainExtraction(kurate, 300_000);
+  log(`mixed: included ${included} (${savePages.included.length} pages): first extraction done in ${first.ms} ms (${first.completed} jobs, ${first.failed} failed, ${first.open} open)`);
+
+  // Every save page's current body and version, each client with pages of its own (no two clients save one page).
+  const pageState = {};
+  for (const slug of [...savePages.included, ...savePages.excluded]) {
+    const r = await http(base, 'GET', `/api/pages/${encodeURIComponent(slug)}`);
+    if (r.status !== 200) throw new Error(`GET /api/pages/${slug}: ${r.status}`);
+    pageState[slug] = { body: r.json.body.replace(/\s*$/, ''), version: r.json.version };
+  }
+  const queries = twoWordQueries(slugs);
+  const pagePaths = slugs.map((s) => `/page/${encodeURIComponent(s)}`);
+  const session = { cookie: kurate.auth.cookie };
+  let edits = 0;
+  const kindsFor = (target) => {
+    const mine = (list, client) => list.filter((_, i) => i % MIXED_CLIENTS === client.index);
+    return {
+      'page, anonymous': { weight: 30, next: (_c, rng) => ({ method: 'GET', path: pagePaths[Math.floor(rng() * pagePaths.length)], headers: {} }) },
+      'page, logged in': { weight: 30, next: (_c, rng) => ({ method: 'GET', path: pagePaths[Math.floor(rng() * pagePaths.length)], headers: session }) },
+      search: { weight: 30, next: (_c, rng) => ({ method: 'GET', path: `/search?q=${encodeURIComponent(queries[Math.floor(rng() * queries.length)])}`, headers: {} }) },
+      save: {
+        weight: 10,
+        keepBody: true,
+        next: (client, rng) => {
+          const list = mine(savePages[target], client);
+          const slug = list[Math.floor(rng() * list.length)];
+          const n = ++edits;
+          const p = pageState[slug];
+          // A changed last paragraph: one chunk to extract again, and the page does not grow round after round.
+          const body = `${p.body}\n\nMixed-load edit ${n}: ${queries[n % queries.length]} and ${queries[(n * 7) % queries.length]}.\n`;
+          return { method: 'PUT', path: `/api/pages/${encodeURIComponent(slug)}`, slug, headers: apiAuth, body: JSON.stringify({ body, baseVersion: p.version, message: `mixed load ${n}` }) };
+        },
+        done: (_c, req, res) => {
+          pageState[req.slug].version = JSON.parse(res.body).version;
+        },
+      },
+    };
+  };
+  const runs = [];
+  for (let round = 1; round <= MIXED_ROUNDS; round++) {
+    for (const target of ['included', 'excluded']) {
+      const label = `mixed load, round ${round}/${MIXED_ROUNDS}, saves into ${target === 'included' ? `${included} (extraction running)` : `${excluded} (no extraction)`}`;
+      const busyBefore = await waitForQuiet(label);
+      boostBackends();
+      const load1 = os.loadavg()[0];
+      let cpu = null;
+      let jobsBefore = null;
+      let stopProfile = null;
+      const profiling = opt.profile && round === 1;
+      const r = await mixedLoad({
+        base, clients: MIXED_CLIENTS, durationS: DURATION, warmupS: WARMUP, kinds: kindsFor(target), seed: round,
+        onMeasureStart: async () => {
+          jobsBefore = await extractionJobs(kurate);
+          if (profiling) stopProfile = await kurate.profile();
+          cpu = cpuWindow(groups);
+        },
+      });
+      const usage = withOthers(cpu.end());
+      const profileText = stopProfile ? await stopProfile() : null;
+      const jobsAfter = await extractionJobs(kurate);
+      const drained = await drainExtraction(kurate, 180_000);
+      const reads = ['page, anonymous', 'page, logged in', 'search'].reduce((a, k) => a + r.byKind[k].n, 0) / r.seconds;
+      const run = { round, target, ...r, reads, busyBefore, load1, profileText, cpu: usage, jobsDone: jobsAfter.completed - jobsBefore.completed, backlogAfter: jobsAfter.open, drainMs: drained.ms };
+      runs.push(run);
+      log(`${label}: ${f0(r.overall.rps)} req/s, p95 ${f1(r.overall.p95)} ms, errors ${r.errors}; reads ${f0(reads)}/s; extraction jobs done in the window ${run.jobsDone}, left ${run.backlogAfter} (drained in ${drained.ms} ms); load ${f2(load1)}; CPU server ${f0(usage.server)}, db ${f0(usage.db)}, worker ${f0(usage.worker ?? 0)}, bench ${f0(usage.bench)}, others ${f0(usage.others)}`);
+      for (const [k, v] of Object.entries(r.byKind)) if (v.firstErrors.length) log(`  ${k}: ${v.errors} errors, ${v.non2xx} non-2xx, e.g. ${v.firstErrors.join('; ')}`);
+    }
+  }
+  return { runs, included, excluded, pagesIncluded: savePages.included.length, first, queries: queries.length };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -453,88 +609,98 @@ async function benchKind(kind, tmp, corpusDir) {
     if (check.text !== bodies[slugs[0]]) throw new Error('bare Express does not answer the same bytes');
     const bareGroups = cpuGroupsOf(bare.child.pid, false);
 
-    result.views = [];
-    result.bare = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      result.views.push(await load(base, paths, { label: `Kurate page views, round ${round}/${ROUNDS}`, cpuGroups: groups, profile: opt.profile && round === 1 ? kurate.profile : null }));
-      if (kurate.record.exited) throw new Error(`Kurate exited during the page-view load: ${JSON.stringify(kurate.record.exited)}`);
-      result.bare.push(await load(bareBase, paths, { label: `bare Express, round ${round}/${ROUNDS}`, cpuGroups: bareGroups }));
-    }
-    result.bestView = result.views.reduce((a, b) => (b.rps > a.rps ? b : a));
-    result.bestBare = result.bare.reduce((a, b) => (b.rps > a.rps ? b : a));
-    result.ratio = result.bestView.rps / result.bestBare.rps;
-    result.ratios = result.views.map((v, i) => v.rps / result.bare[i].rps);
-    await stopChild(bare);
+    if (!ONLY_MIXED) {
+      result.views = [];
+      result.bare = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        result.views.push(await load(base, paths, { label: `Kurate page views, round ${round}/${ROUNDS}`, cpuGroups: groups, profile: opt.profile && round === 1 ? kurate.profile : null }));
+        if (kurate.record.exited) throw new Error(`Kurate exited during the page-view load: ${JSON.stringify(kurate.record.exited)}`);
+        result.bare.push(await load(bareBase, paths, { label: `bare Express, round ${round}/${ROUNDS}`, cpuGroups: bareGroups }));
+      }
+      result.bestView = result.views.reduce((a, b) => (b.rps > a.rps ? b : a));
+      result.bestBare = result.bare.reduce((a, b) => (b.rps > a.rps ? b : a));
+      result.ratio = result.bestView.rps / result.bestBare.rps;
+      result.ratios = result.views.map((v, i) => v.rps / result.bare[i].rps);
 
-    // The floor of any Kurate route: GET /health (Nest, the global middleware, one `SELECT 1`) under the same load, one round.
-    result.health_load = await load(base, ['/health'], { label: 'Kurate GET /health (the framework floor)', cpuGroups: groups });
+      // The floor of any Kurate route: GET /health (Nest, the global middleware, one `SELECT 1`) under the same load, one round.
+      result.health_load = await load(base, ['/health'], { label: 'Kurate GET /health (the framework floor)', cpuGroups: groups });
 
-    // SQL statements per page view, counted in the server (bench/server-hook.mjs), one request at a time.
-    const sample = spread(paths, Math.min(200, paths.length));
-    result.sql = { background: await statementsPerSecondIdle(kurate.hook) };
-    result.sql.view = await statementsPer(kurate.hook, sample.length, async () => {
-      for (const p of sample) await http(base, 'GET', p, undefined, { anonymous: true });
-    });
-    if (kurate.auth.cookie) {
-      result.sql.viewSession = await statementsPer(kurate.hook, sample.length, async () => {
-        for (const p of sample) {
-          const r = await fetch(`${base}${p}`, { headers: { cookie: kurate.auth.cookie }, signal: AbortSignal.timeout(30_000) });
-          await r.arrayBuffer();
-        }
+      // SQL statements per page view, counted in the server (bench/server-hook.mjs), one request at a time.
+      const sample = spread(paths, Math.min(200, paths.length));
+      result.sql = { background: await statementsPerSecondIdle(kurate.hook) };
+      result.sql.view = await statementsPer(kurate.hook, sample.length, async () => {
+        for (const p of sample) await http(base, 'GET', p, undefined, { anonymous: true });
       });
+      if (kurate.auth.cookie) {
+        result.sql.viewSession = await statementsPer(kurate.hook, sample.length, async () => {
+          for (const p of sample) {
+            const r = await fetch(`${base}${p}`, { headers: { cookie: kurate.auth.cookie }, signal: AbortSignal.timeout(30_000) });
+            await r.arrayBuffer();
+          }
+        });
+      }
+
+      // 5. Saves: sequential PUTs of a small edit, a different page each time, the right baseVersion, nothing else running.
+      const prepared = [];
+      for (const slug of spread(slugs, Math.min(SAVES + 20, slugs.length))) {
+        const r = await http(base, 'GET', `/api/pages/${encodeURIComponent(slug)}`);
+        if (r.status !== 200) throw new Error(`GET /api/pages/${slug}: ${r.status}`);
+        prepared.push({ slug, body: r.json.body, version: r.json.version });
+      }
+      let edits = 0;
+      const save = async (p) => {
+        const n = ++edits;
+        const body = `${p.body.replace(/\s*$/, '')}\n\nBench edit ${n}: a small change.\n`;
+        const t0 = performance.now();
+        const r = await http(base, 'PUT', `/api/pages/${encodeURIComponent(p.slug)}`, { body, baseVersion: p.version, message: `bench save ${n}` });
+        const ms = performance.now() - t0;
+        if (r.status !== 200) throw new Error(`PUT /api/pages/${p.slug}: ${r.status} ${r.text.slice(0, 300)}`);
+        p.version = r.json.version;
+        return ms;
+      };
+      for (const p of prepared.slice(SAVES)) await save(p); // warm-up
+      const health = [];
+      for (let i = 0; i < 200; i++) {
+        const t0 = performance.now();
+        await http(base, 'GET', '/health', undefined, { anonymous: true });
+        health.push(performance.now() - t0);
+      }
+      result.health = stats(health);
+      const timed = prepared.slice(0, SAVES);
+      result.saves = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        const busyBefore = await waitForQuiet(`saves, round ${round}/${ROUNDS}`);
+        boostBackends();
+        const stopProfile = opt.profile && round === 1 ? await kurate.profile() : null;
+        if (round === 1) await kurate.hook('/reset');
+        const cpu = cpuWindow(groups);
+        const samples = [];
+        const deadline = Date.now() + 120_000;
+        for (let i = 0; i < timed.length && Date.now() < deadline; i++) samples.push(await save(timed[i]));
+        const s = { ...stats(samples), busyBefore, cpu: withOthers(cpu.end()), profileText: stopProfile ? await stopProfile() : null };
+        if (round === 1) result.sql.save = summariseCounts(await kurate.hook('/counts'), samples.length);
+        result.saves.push(s);
+        log(`saves, round ${round}/${ROUNDS}: p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms (${s.n}); CPU server ${f0(s.cpu.server)}, db ${f0(s.cpu.db)}, others ${f0(s.cpu.others)}`);
+      }
+      result.bestSave = result.saves.reduce((a, b) => (b.p95 < a.p95 ? b : a));
     }
 
-    // A logged-in reader's page view (session cookie: the session and its user are read on every request), one round.
+    // 6. Logged-in page views (the session cookie) against bare Express, rounds interleaved; then the mixed load.
     if (kurate.auth.cookie) {
       const check = await fetch(`${base}${paths[0]}`, { headers: { cookie: kurate.auth.cookie }, signal: AbortSignal.timeout(30_000) });
       const html = await check.text();
       if (check.status !== 200 || !html.includes('csrf-token')) throw new Error(`a logged-in page view answered ${check.status} without the session's CSRF meta tag`);
-      result.viewsSession = await load(base, paths, { label: 'Kurate page views, logged in', cpuGroups: groups, headers: { cookie: kurate.auth.cookie } });
+      result.sessionViews = [];
+      result.sessionBare = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        result.sessionViews.push(await load(base, paths, { label: `Kurate page views, logged in, round ${round}/${ROUNDS}`, cpuGroups: groups, headers: { cookie: kurate.auth.cookie } }));
+        result.sessionBare.push(await load(bareBase, paths, { label: `bare Express, round ${round}/${ROUNDS}`, cpuGroups: bareGroups }));
+      }
+      result.sessionRatios = result.sessionViews.map((v, i) => v.rps / result.sessionBare[i].rps);
+      result.viewsSession = result.sessionViews.reduce((a, b) => (b.rps > a.rps ? b : a));
     }
-
-    // 5. Saves: sequential PUTs of a small edit, a different page each time, the right baseVersion, nothing else running.
-    const prepared = [];
-    for (const slug of spread(slugs, Math.min(SAVES + 20, slugs.length))) {
-      const r = await http(base, 'GET', `/api/pages/${encodeURIComponent(slug)}`);
-      if (r.status !== 200) throw new Error(`GET /api/pages/${slug}: ${r.status}`);
-      prepared.push({ slug, body: r.json.body, version: r.json.version });
-    }
-    let edits = 0;
-    const save = async (p) => {
-      const n = ++edits;
-      const body = `${p.body.replace(/\s*$/, '')}\n\nBench edit ${n}: a small change.\n`;
-      const t0 = performance.now();
-      const r = await http(base, 'PUT', `/api/pages/${encodeURIComponent(p.slug)}`, { body, baseVersion: p.version, message: `bench save ${n}` });
-      const ms = performance.now() - t0;
-      if (r.status !== 200) throw new Error(`PUT /api/pages/${p.slug}: ${r.status} ${r.text.slice(0, 300)}`);
-      p.version = r.json.version;
-      return ms;
-    };
-    for (const p of prepared.slice(SAVES)) await save(p); // warm-up
-    const health = [];
-    for (let i = 0; i < 200; i++) {
-      const t0 = performance.now();
-      await http(base, 'GET', '/health', undefined, { anonymous: true });
-      health.push(performance.now() - t0);
-    }
-    result.health = stats(health);
-    const timed = prepared.slice(0, SAVES);
-    result.saves = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const busyBefore = await waitForQuiet(`saves, round ${round}/${ROUNDS}`);
-      boostBackends();
-      const stopProfile = opt.profile && round === 1 ? await kurate.profile() : null;
-      if (round === 1) await kurate.hook('/reset');
-      const cpu = cpuWindow(groups);
-      const samples = [];
-      const deadline = Date.now() + 120_000;
-      for (let i = 0; i < timed.length && Date.now() < deadline; i++) samples.push(await save(timed[i]));
-      const s = { ...stats(samples), busyBefore, cpu: withOthers(cpu.end()), profileText: stopProfile ? await stopProfile() : null };
-      if (round === 1) result.sql.save = summariseCounts(await kurate.hook('/counts'), samples.length);
-      result.saves.push(s);
-      log(`saves, round ${round}/${ROUNDS}: p50 ${s.p50.toFixed(1)} ms, p95 ${s.p95.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms (${s.n}); CPU server ${f0(s.cpu.server)}, db ${f0(s.cpu.db)}, others ${f0(s.cpu.others)}`);
-    }
-    result.bestSave = result.saves.reduce((a, b) => (b.p95 < a.p95 ? b : a));
+    await stopChild(bare);
+    if (kurate.auth.cookie) result.mixed = await benchMixed(kurate, slugs, groups);
   } catch (error) {
     const output = kurate.record.output.trim();
     if (output) log(`Kurate (${kind}) output, last lines:\n${output.slice(-3000)}`);
@@ -598,6 +764,54 @@ const f1 = (n) => (Number.isFinite(n) ? n.toFixed(1) : '–');
 const f2 = (n) => (Number.isFinite(n) ? n.toFixed(2) : '–');
 const verdict = (ok) => (ok ? '**pass**' : '**FAIL**');
 
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+/** The mixed-load section of a database's report: medians over the rounds against the aims, then every run. */
+function reportMixed(r) {
+  const lines = [];
+  const m = r.mixed;
+  if (!m && !r.sessionViews) return lines;
+  const isPg = r.kind === 'postgres';
+  const ok = (cond) => (isPg ? verdict(cond) : (cond ? 'would pass' : 'would fail'));
+  lines.push(`#### Mixed load (issue 18), ${isPg ? 'real PostgreSQL' : 'embedded PGlite'}`, '');
+  if (m) {
+    lines.push(`${MIXED_CLIENTS} clients, each one request at a time on its own keep-alive connection (bench/lib/mixed-load.mjs, in the bench process): 30% anonymous page views, 30% logged-in page views (the admin's session cookie), 30% two-word searches (\`GET /search?q=\`, ${m.queries} queries from the titles), 10% saves (\`PUT /api/pages/:slug\`, API token, each client its own pages). Pages drawn at random from all ${r.import.pages}. Each round runs twice, ${WARMUP} s warm-up + ${DURATION} s measured: saves into \`${m.included}\` (included in the knowledge graph, ${m.pagesIncluded} pages: every save queues an extraction job for the built-in extractor), then into \`${m.excluded}\` (excluded: no extraction); the backlog is drained between the runs. Medians over ${MIXED_ROUNDS} rounds; the 1-minute load average of the machine (\`/proc/loadavg\`) before each run is listed with it.`, '');
+  }
+  lines.push('| measure | result (median of the rounds) | aim | verdict |', '|---|---|---|---|');
+  if (m) {
+    const withX = m.runs.filter((x) => x.target === 'included');
+    const without = m.runs.filter((x) => x.target === 'excluded');
+    const rps = median(withX.map((x) => x.overall.rps));
+    const p95 = median(withX.map((x) => x.overall.p95));
+    const errors = m.runs.reduce((a, x) => a + x.errors, 0);
+    const cost = median(withX.map((x, i) => 1 - x.reads / without[i].reads));
+    lines.push(`| mixed, extraction running: throughput | **${f0(rps)} req/s** | ≥ ${MIXED_AIMS.rps} req/s | ${ok(rps >= MIXED_AIMS.rps)} |`);
+    lines.push(`| mixed, extraction running: p95 latency (all kinds) | **${f1(p95)} ms** | ≤ ${MIXED_AIMS.p95} ms | ${ok(p95 <= MIXED_AIMS.p95)} |`);
+    lines.push(`| errors (non-2xx, socket errors, timeouts; all runs) | ${errors} | 0 | ${ok(errors === 0)} |`);
+    lines.push(`| readers' throughput lost to extraction (1 − reads/s with ÷ without, paired by round) | **${f0(100 * cost)}%** | ≤ ${f0(100 * MIXED_AIMS.extractionCost)}% | ${ok(cost <= MIXED_AIMS.extractionCost)} |`);
+  }
+  if (r.sessionViews) {
+    const ratio = median(r.sessionRatios);
+    lines.push(`| logged-in page views ÷ bare Express (autocannon, ${CONNECTIONS} connections, rounds interleaved) | **${f2(ratio)}** (${f0(median(r.sessionViews.map((x) => x.rps)))} ÷ ${f0(median(r.sessionBare.map((x) => x.rps)))} req/s) | ≥ ${MIXED_AIMS.sessionRatio} | ${ok(ratio >= MIXED_AIMS.sessionRatio)} |`);
+  }
+  lines.push('');
+  if (r.sessionViews) {
+    r.sessionViews.forEach((x, i) => lines.push(`- logged-in views round ${i + 1}: Kurate ${f0(x.rps)} req/s (p50 ${f1(x.p50)}, p99 ${f1(x.p99)} ms; non-2xx ${x.non2xx}; CPU server ${f0(x.cpu.server)}, db ${f0(x.cpu.db)}, others ${f0(x.cpu.others)}) · bare ${f0(r.sessionBare[i].rps)} req/s · ratio ${f2(r.sessionRatios[i])} · load ${f2(x.load1)}`));
+  }
+  if (m) {
+    lines.push(`- first extraction of \`${m.included}\` after including it (not measured): ${f1(m.first.ms / 1000)} s`);
+    lines.push('', '| round | saves into | load avg | req/s | p50 / p95 / p99 ms | errors | reads/s | anonymous page p50 / p95 | logged-in page p50 / p95 | search p50 / p95 | save p50 / p95 | extraction jobs done in the window / left | CPU % of a core: web, worker, db, bench, others |', '|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+    for (const x of m.runs) {
+      const k = (name) => `${f0(x.byKind[name].rps)}/s: ${f1(x.byKind[name].p50)} / ${f1(x.byKind[name].p95)}`;
+      lines.push(`| ${x.round} | ${x.target === 'included' ? `${m.included} (extraction)` : `${m.excluded} (none)`} | ${f2(x.load1)} | ${f0(x.overall.rps)} | ${f1(x.overall.p50)} / ${f1(x.overall.p95)} / ${f1(x.overall.p99)} | ${x.errors} | ${f0(x.reads)} | ${k('page, anonymous')} | ${k('page, logged in')} | ${k('search')} | ${k('save')} | ${x.jobsDone} / ${x.backlogAfter} | ${f0(x.cpu.server)}, ${f0(x.cpu.worker ?? 0)}, ${f0(x.cpu.db)}, ${f0(x.cpu.bench)}, ${f0(x.cpu.others)} |`);
+    }
+  }
+  return lines;
+}
+
 function report(results, meta) {
   const lines = [];
   lines.push(`## ${meta.date}`, '');
@@ -609,6 +823,11 @@ function report(results, meta) {
   lines.push(`- The machine is shared with other work: the bench ${meta.boost ? `runs at nice ${PRIORITY} (itself, its servers and the ${DB_NAME} backends), ` : 'runs at normal priority, '}waits (≤ 45 s) for the machine to be idle before each measured run, and records the CPU others used meanwhile. Such work only slows a run down, so the table shows each measure's best round; all rounds are listed below it.`);
   lines.push('');
   for (const r of results) {
+    if (!r.views) {
+      lines.push(`### ${r.kind === 'postgres' ? 'Real PostgreSQL' : 'Embedded PGlite (the aims are for PostgreSQL; shown for comparison)'}`, '');
+      lines.push(...reportMixed(r), '');
+      continue;
+    }
     const isPg = r.kind === 'postgres';
     const v = r.bestView;
     const b = r.bestBare;
@@ -645,6 +864,7 @@ function report(results, meta) {
     lines.push(`- (statements counted in the server process through node-postgres, BEGIN/COMMIT included, one request at a time; "waited on" = from sending to the result, as the app saw it; sent with no request coming in: ${f1(r.sql.background)}/s)`);
     lines.push(`- \`GET /health\` (Nest + \`SELECT 1\`) from the same client: p50 ${f2(r.health.p50)} ms, the floor under a save's latency`);
     lines.push('');
+    lines.push(...reportMixed(r), '');
   }
   return lines.join('\n');
 }
@@ -685,8 +905,9 @@ async function main() {
     process.stdout.write(`\n${text}\n`);
     for (const r of results) {
       if (r.import.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, import\n\n\`\`\`\n${r.import.profileText}\`\`\`\n`);
-      if (r.views[0].profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, page views (round 1)\n\n\`\`\`\n${r.views[0].profileText}\`\`\`\n`);
-      if (r.saves[0].profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, saves (round 1)\n\n\`\`\`\n${r.saves[0].profileText}\`\`\`\n`);
+      if (r.views?.[0]?.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, page views (round 1)\n\n\`\`\`\n${r.views[0].profileText}\`\`\`\n`);
+      for (const x of r.mixed?.runs ?? []) if (x.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, mixed load (round ${x.round}, saves into ${x.target}), the web process\n\n\`\`\`\n${x.profileText}\`\`\`\n`);
+      if (r.saves?.[0]?.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, saves (round 1)\n\n\`\`\`\n${r.saves[0].profileText}\`\`\`\n`);
     }
     if (WRITE) {
       const file = path.join(BENCH_DIR, 'RESULTS.md');

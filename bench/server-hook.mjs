@@ -95,6 +95,9 @@ if (Number.isInteger(port) && port > 0) {
       },
     );
   });
+  // A worker process the server starts (KURATE_ROLE=all on PostgreSQL) inherits this hook: the port is taken by the
+  // server, so the worker's statements are simply not reachable here.
+  server.on('error', () => server.close());
   server.listen(port, '127.0.0.1');
   // Never keep the server process alive on its own.
   server.unref();

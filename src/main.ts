@@ -6,6 +6,7 @@ import { DatabaseSetupError } from './db/migration-runner.js';
 import { EMBEDDER, type Embedder } from './embedders/embedder.js';
 import { EXTRACTOR, type Extractor } from './extractors/extraction.types.js';
 import { JobWorker } from './jobs/job-worker.service.js';
+import { becomeLowPriorityWorker, WORKER_OF_ENV, WorkerProcess } from './jobs/worker-process.js';
 import { startupReport } from './startup-report.js';
 
 async function main(): Promise<void> {
@@ -22,20 +23,29 @@ async function main(): Promise<void> {
   try {
     const app = await createApp(config);
     const role = config.extraction.role;
-    // KURATE_ROLE: web serves HTTP and enqueues jobs; worker works the jobs and serves no HTTP; all does both.
+    // KURATE_ROLE: web serves HTTP and enqueues jobs; worker works the jobs and serves no HTTP; all does both, on
+    // PostgreSQL by default with the jobs in a worker process of lower priority that it starts (KURATE_WORKER_PROCESS).
+    const nice = role === 'worker' ? becomeLowPriorityWorker(config.extraction.workerNice, () => app.close()) : null;
     if (role === 'worker') {
       await app.init();
     } else {
       await app.listen(config.http.port, config.http.host);
     }
-    if (role !== 'web') await app.get(JobWorker).start();
-    const lines = startupReport(config, {
-      version: packageVersion(),
-      nodeVersion: process.version,
-      extractor: app.get<Extractor>(EXTRACTOR),
-      embedder: app.get<Embedder>(EMBEDDER),
-    });
-    console.log(lines.join('\n'));
+    if (role === 'worker' || (role === 'all' && !config.extraction.workerProcess)) await app.get(JobWorker).start();
+    if (config.extraction.workerProcess) app.get(WorkerProcess).start();
+    if (nice !== null) {
+      // A worker the web process started: one line, the web process printed the rest.
+      console.log(`Kurate worker is running: process ${process.pid}, started by process ${process.env[WORKER_OF_ENV]}, at nice ${nice}; it works extraction jobs and serves no HTTP.`);
+    } else {
+      const lines = startupReport(config, {
+        version: packageVersion(),
+        nodeVersion: process.version,
+        extractor: app.get<Extractor>(EXTRACTOR),
+        embedder: app.get<Embedder>(EMBEDDER),
+        workerPid: config.extraction.workerProcess ? app.get(WorkerProcess).pid : undefined,
+      });
+      console.log(lines.join('\n'));
+    }
   } catch (error) {
     if (error instanceof DatabaseSetupError || error instanceof ConfigError) {
       console.error(`\nKurate cannot start: ${error.message}\n`);

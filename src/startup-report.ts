@@ -7,6 +7,8 @@ export interface StartupFacts {
   nodeVersion: string;
   extractor: Pick<Extractor, 'name' | 'model'>;
   embedder: Pick<Embedder, 'name' | 'model'>;
+  /** The worker process this server started for the jobs (KURATE_WORKER_PROCESS), if any. */
+  workerPid?: number;
 }
 
 const ROLE_TEXT = { all: 'web and worker', web: 'web (jobs are worked by KURATE_ROLE=worker processes)', worker: 'worker (extraction jobs, no HTTP)' } as const;
@@ -43,6 +45,9 @@ export function startupReport(config: KurateConfig, facts: StartupFacts): string
     `Database:  ${database}`,
     `Extractor: ${facts.extractor.name} (${facts.extractor.model}); embedder: ${facts.embedder.name} (${facts.embedder.model})`,
   ];
+  if (role === 'all' && config.extraction.workerProcess) {
+    lines.push(`Jobs:      in a worker process it started (pid ${facts.workerPid ?? '?'}), at a CPU priority ${config.extraction.workerNice} lower (KURATE_WORKER_PROCESS, KURATE_WORKER_NICE)`);
+  }
   if (role === 'worker') lines.push('Kurate worker is running: it works extraction jobs and serves no HTTP.');
   else lines.push(`Kurate is running: open ${browserUrl(config)} in your browser.`);
   return lines;

@@ -20,14 +20,14 @@ function csrfIn(html) {
 }
 
 /**
- * @returns {Promise<{ token: string|null, cookie: string|null, auth: boolean }>} an API token (write scope) and a
- * logged-in session cookie, or nulls when the server has no accounts.
+ * @returns {Promise<{ token: string|null, cookie: string|null, csrf: string|null, auth: boolean }>} an API token (write
+ * scope), a logged-in session cookie and its CSRF token, or nulls when the server has no accounts.
  */
 export async function logIn(base, email, password) {
   const timeout = () => AbortSignal.timeout(30_000);
   const form = await fetch(`${base}/login`, { redirect: 'manual', signal: timeout() });
   const formHtml = await form.text();
-  if (form.status === 404) return { token: null, cookie: null, auth: false };
+  if (form.status === 404) return { token: null, cookie: null, csrf: null, auth: false };
   if (form.status !== 200) throw new Error(`GET /login answered ${form.status}`);
   let cookie = sessionCookie(form);
   const csrf = csrfIn(formHtml);
@@ -57,5 +57,5 @@ export async function logIn(base, email, password) {
   });
   const body = await created.json().catch(() => ({}));
   if (created.status !== 201 || typeof body.token !== 'string') throw new Error(`POST /api/tokens answered ${created.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  return { token: body.token, cookie, auth: true };
+  return { token: body.token, cookie, csrf: fresh, auth: true };
 }

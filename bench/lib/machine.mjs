@@ -60,6 +60,20 @@ export function backendPids(database) {
   return pids;
 }
 
+/** The direct children of a process (e.g. a worker process a server started), from /proc/PID/task/TID/children. */
+export function childPids(pid) {
+  const out = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const list = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (list) out.push(...list.split(/\s+/).map(Number));
+    }
+  } catch {
+    // gone
+  }
+  return out;
+}
+
 /**
  * Starts a CPU accounting window. `groups` maps a name to a function returning pids (evaluated at start and end).
  * `end()` returns, per group, the share of ONE core used (100 = one core busy) and the machine's busy share of all cores.

@@ -20,7 +20,7 @@ import { ServiceAccountsAdminApiController } from './service-accounts.admin.api.
 import { ServiceAccountsAdminWebController } from './service-accounts.admin.web.controller.js';
 import { ServerSecretsRepository } from './server-secrets.repository.js';
 import { SessionEntity } from './session.entity.js';
-import { sessionMiddlewareProvider } from './session.middleware.js';
+import { sessionMiddlewareProvider, sessionStoreProvider } from './session.middleware.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SetupService } from './setup.service.js';
 import { SetupWebController } from './setup.web.controller.js';
@@ -68,6 +68,7 @@ const HOURLY = 60 * 60 * 1000;
     ServerSecretsRepository,
     SetupService,
     IdentityMiddleware,
+    sessionStoreProvider,
     sessionMiddlewareProvider,
   ],
   exports: [UsersService, ApiTokensService, IdentityMiddleware, sessionMiddlewareProvider, AuditModule],

@@ -4,6 +4,7 @@ import { DomainErrorCode, DomainException } from '../common/domain.exception.js'
 import { ANONYMOUS } from './actor.js';
 import { ApiTokensService } from './api-tokens.service.js';
 import type { RequestWithActor } from './current-actor.decorator.js';
+import { TypeOrmSessionStore } from './session.store.js';
 import { UsersRepository } from './users.repository.js';
 
 /**
@@ -16,6 +17,7 @@ export class IdentityMiddleware implements NestMiddleware {
   constructor(
     private readonly tokens: ApiTokensService,
     private readonly users: UsersRepository,
+    private readonly sessions: TypeOrmSessionStore,
   ) {}
 
   async use(request: RequestWithActor, _response: Response, next: NextFunction): Promise<void> {
@@ -28,8 +30,13 @@ export class IdentityMiddleware implements NestMiddleware {
         if (!actor) throw new DomainException(DomainErrorCode.Unauthenticated, 'The API token is invalid, expired or revoked, or its user is disabled.');
         request.actor = actor;
       } else if (request.session?.userId) {
-        const user = await this.users.findById(request.session.userId);
-        if (user && !user.disabledAt) {
+        const userId = request.session.userId;
+        // Read with the session in one statement, as fresh as a read of its own; else read now.
+        const preloaded = this.sessions.takeUser(request.sessionID);
+        const user = preloaded !== undefined && (preloaded === null || preloaded.id === userId)
+          ? preloaded
+          : await this.users.findById(userId).then((u) => (u ? { id: u.id, displayName: u.displayName, role: u.role, disabled: u.disabledAt !== null } : null));
+        if (user && !user.disabled) {
           request.actor = { userId: user.id, name: user.displayName, role: user.role, via: 'session' };
         } else {
           await new Promise<void>((resolve, reject) => request.session.destroy((error) => (error ? reject(error) : resolve())));

@@ -14,16 +14,23 @@ export const SESSION_MIDDLEWARE = Symbol('SESSION_MIDDLEWARE');
  * express-session over our PostgreSQL store. The secret is KURATE_SESSION_SECRET, or else one generated on first
  * start and kept in the database (server_secrets), so that restarts and other app processes accept the same cookies.
  */
+/** The sessions' store (the identity middleware takes the user each session was read with from it). */
+export const sessionStoreProvider: Provider = {
+  provide: TypeOrmSessionStore,
+  inject: [KurateConfig, SessionsRepository],
+  useFactory: (config: KurateConfig, sessions: SessionsRepository) => new TypeOrmSessionStore(sessions, config.auth.sessionDays * 86_400_000),
+};
+
 export const sessionMiddlewareProvider: Provider = {
   provide: SESSION_MIDDLEWARE,
-  inject: [KurateConfig, SessionsRepository, ServerSecretsRepository],
-  useFactory: async (config: KurateConfig, sessions: SessionsRepository, secrets: ServerSecretsRepository): Promise<RequestHandler> => {
+  inject: [KurateConfig, TypeOrmSessionStore, ServerSecretsRepository],
+  useFactory: async (config: KurateConfig, store: TypeOrmSessionStore, secrets: ServerSecretsRepository): Promise<RequestHandler> => {
     const secret = config.auth.sessionSecret ?? (await secrets.getOrCreate('session_secret', randomBytes(32).toString('hex')));
     const lifetimeMs = config.auth.sessionDays * 86_400_000;
     return session({
       name: SESSION_COOKIE,
       secret,
-      store: new TypeOrmSessionStore(sessions, lifetimeMs),
+      store,
       resave: false,
       // No row for a visitor until something is stored (a CSRF token for the login form, a login).
       saveUninitialized: false,

@@ -1,5 +1,5 @@
 import session, { type SessionData } from 'express-session';
-import { SessionsRepository } from './sessions.repository.js';
+import { SessionsRepository, type SessionUser } from './sessions.repository.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -24,11 +24,31 @@ export class TypeOrmSessionStore extends session.Store {
     super();
   }
 
+  /** Users read with their session by `get`, until the identity middleware of the same request takes them. */
+  private readonly usersRead = new Map<string, SessionUser | null>();
+
   override get(sid: string, callback: Callback<SessionData | null>): void {
-    this.sessions.findLive(sid).then(
-      (data) => callback(null, (data as unknown as SessionData) ?? null),
+    this.sessions.findLiveWithUser(sid).then(
+      (found) => {
+        if (found) {
+          // Taken by the same request's next middleware; bounded should a request end between the two.
+          if (this.usersRead.size >= 10_000) this.usersRead.clear();
+          this.usersRead.set(sid, found.user);
+        }
+        callback(null, (found?.data as unknown as SessionData) ?? null);
+      },
       (error) => callback(error),
     );
+  }
+
+  /**
+   * The user `get` read with this session just now (null: none), once; undefined when it was not read here (e.g. a
+   * concurrent request of the same session took it first): then read the user yourself.
+   */
+  takeUser(sid: string): SessionUser | null | undefined {
+    const user = this.usersRead.get(sid);
+    this.usersRead.delete(sid);
+    return user;
   }
 
   override set(sid: string, data: SessionData, callback?: Callback): void {

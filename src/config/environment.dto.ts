@@ -206,6 +206,18 @@ export class EnvironmentDto {
   KURATE_ROLE?: (typeof PROCESS_ROLES)[number];
 
   @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: '$property must be true or false' })
+  KURATE_WORKER_PROCESS?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(19)
+  @IsInt({ message: '$property must be a whole number from 0 to 19' })
+  KURATE_WORKER_NICE?: number;
+
+  @IsOptional()
   @Transform(toNumber)
   @Min(0)
   @Max(1)

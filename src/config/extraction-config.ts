@@ -28,6 +28,14 @@ export interface ExtractionConfig {
   jobTimeoutSeconds: number;
   /** KURATE_JOB_POLL_SECONDS: how often an idle worker looks for new jobs. */
   pollSeconds: number;
+  /**
+   * KURATE_WORKER_PROCESS: with KURATE_ROLE=all on PostgreSQL, the jobs run in a worker process the web process starts
+   * (default), at a lower CPU priority, so that extraction yields to web requests; false: in the web process itself.
+   * Always false on the embedded database (one process owns it).
+   */
+  workerProcess: boolean;
+  /** KURATE_WORKER_NICE: how much lower than the web process's that worker's CPU priority is (nice, 0–19). */
+  workerNice: number;
   /** How proposals' confidence is calibrated from this wiki's own reviews (src/kg/kg-calibration.service.ts). */
   calibration: CalibrationConfig;
 }
@@ -61,6 +69,8 @@ export const DEFAULT_EXTRACTION_CONFIG: ExtractionConfig = {
   retryDelaySeconds: 30,
   jobTimeoutSeconds: 1800,
   pollSeconds: 2,
+  workerProcess: true,
+  workerNice: 10,
   calibration: { minReviewed: 200, refitEvery: 50 },
 };
 
@@ -69,6 +79,11 @@ export function extractionConfigFrom(raw: EnvironmentDto, extractor: ExtractorKi
   if (role !== 'all' && database === 'embedded') {
     throw new ConfigError(
       `Invalid configuration: KURATE_ROLE=${role} needs DATABASE_URL (PostgreSQL shared by the web and worker processes); the embedded database belongs to one process, which must be KURATE_ROLE=all.`,
+    );
+  }
+  if (raw.KURATE_WORKER_PROCESS === true && database === 'embedded') {
+    throw new ConfigError(
+      'Invalid configuration: KURATE_WORKER_PROCESS=true needs DATABASE_URL (PostgreSQL shared by the web and worker processes); the embedded database belongs to one process, which works the jobs itself.',
     );
   }
   const defaults = DEFAULT_BACKEND_LIMITS[extractor];
@@ -83,6 +98,8 @@ export function extractionConfigFrom(raw: EnvironmentDto, extractor: ExtractorKi
     retryDelaySeconds: raw.KURATE_EXTRACT_RETRY_DELAY_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.retryDelaySeconds,
     jobTimeoutSeconds: raw.KURATE_EXTRACT_JOB_TIMEOUT_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.jobTimeoutSeconds,
     pollSeconds: raw.KURATE_JOB_POLL_SECONDS ?? DEFAULT_EXTRACTION_CONFIG.pollSeconds,
+    workerProcess: database === 'postgres' && role === 'all' && (raw.KURATE_WORKER_PROCESS ?? DEFAULT_EXTRACTION_CONFIG.workerProcess),
+    workerNice: raw.KURATE_WORKER_NICE ?? DEFAULT_EXTRACTION_CONFIG.workerNice,
     calibration: {
       minReviewed: raw.KURATE_CALIBRATION_MIN_REVIEWED ?? DEFAULT_EXTRACTION_CONFIG.calibration.minReviewed,
       refitEvery: raw.KURATE_CALIBRATION_REFIT_EVERY ?? DEFAULT_EXTRACTION_CONFIG.calibration.refitEvery,

@@ -1,8 +1,9 @@
 import type { PageChangeFeed } from './page-change-feed.js';
 
 /**
- * Values by key, kept for as long as no page changes anywhere (any write can resolve a link, add a backlink or move
- * a slug). Reads that began before a change are never stored. Bounded; the oldest entry goes first.
+ * Values by key (page slugs), kept until a page change names their key or may have changed anything (any write can
+ * resolve a link, add a backlink or move a slug; a save that keeps the page's names names the pages it changed).
+ * Reads that began before a change of their key are never stored. Bounded; the least recently used entry goes first.
  */
 export class EpochCache<T> {
   private readonly entries = new Map<string, T>();
@@ -29,20 +30,39 @@ export class EpochCache<T> {
   }
 
   get(key: string): T | undefined {
-    this.forgetIfStale();
-    return this.feed.reliable ? this.entries.get(key) : undefined;
+    this.catchUp();
+    if (!this.feed.reliable) return undefined;
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      // Most recently used last: the first key is the one to evict.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
   }
 
   set(key: string, value: T, epochAtBegin: number): void {
-    this.forgetIfStale();
-    if (!this.feed.reliable || epochAtBegin !== this.entriesEpoch) return;
+    this.catchUp();
+    if (!this.feed.reliable || !this.unchangedSince(key, epochAtBegin)) return;
+    this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, value);
   }
 
-  private forgetIfStale(): void {
+  /** Whether no change since `epoch` may have touched `key`. */
+  private unchangedSince(key: string, epoch: number): boolean {
+    const changes = this.feed.changesSince(epoch);
+    return changes !== null && changes.every((slugs) => slugs !== null && !slugs.has(key));
+  }
+
+  private catchUp(): void {
     if (this.entriesEpoch === this.feed.epoch) return;
-    this.entries.clear();
+    const changes = this.entriesEpoch < 0 ? null : this.feed.changesSince(this.entriesEpoch);
+    if (changes === null || changes.some((slugs) => slugs === null)) {
+      this.entries.clear();
+    } else {
+      for (const slugs of changes) for (const slug of slugs!) this.entries.delete(slug);
+    }
     this.entriesEpoch = this.feed.epoch;
   }
 }

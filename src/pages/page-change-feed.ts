@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import { KurateConfig } from '../config/kurate-config.js';
@@ -5,10 +6,26 @@ import { NotificationBarrier } from '../db/notification-barrier.js';
 
 const CHANNEL = 'kurate_page_changes';
 const RECONNECT_MS = 2_000;
+/** Changes remembered for caches that catch up on them; a cache further behind forgets everything. */
+const LOG_LIMIT = 1_000;
+
+/** The slugs of the pages one write changed for readers, or null: anything may have changed. */
+export type ChangedPages = ReadonlySet<string> | null;
+
+/**
+ * Where and as whom a write announces itself: NOTIFY `channel` with a JSON payload `{"by": sender, "pages"?: [slugs]}`
+ * (no `pages`: anything may have changed). A process ignores its own announcements: it forgot at its commit.
+ */
+export interface Announcement {
+  channel: string;
+  sender: string;
+}
 
 /**
  * Tells every app process that some page changed, so caches of rendered pages stay exact: a write bumps the local
- * epoch after its commit and NOTIFYs the others (NOTIFY is delivered on commit). On the embedded database there is
+ * epoch after its commit and NOTIFYs the others (NOTIFY is delivered on commit), naming the pages it changed when it
+ * knows them (a save that keeps the page's title and names changes only that page and the pages it links to), so
+ * that caches forget only those. On the embedded database there is
  * one process, so the local bump is all it takes. While the LISTEN connection is down, caching is switched off.
  */
 @Injectable()
@@ -19,6 +36,10 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
   private client: pg.Client | null = null;
   private stopped = false;
   private readonly lostClients = new WeakSet<pg.Client>();
+  /** The last changes, oldest first: `log[i]` made the epoch `logStart + i + 1`. */
+  private readonly log: ChangedPages[] = [];
+  private logStart = 0;
+  private readonly sender = randomUUID();
   private readonly barrier = new NotificationBarrier(() => this.client);
 
   constructor(private readonly config: KurateConfig) {
@@ -36,11 +57,19 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The channel a page write notifies inside its transaction (the other processes hear of it when it commits), or
-   * null on the embedded database, where this process is the only one.
+   * How a page write notifies the other processes inside its transaction (they hear of it when it commits), or null
+   * on the embedded database, where this process is the only one.
+   */
+  /**
+   * The channel for writes outside PagesService that announce "anything may have changed" with an empty payload (a
+   * file uploaded); null on the embedded database.
    */
   get announceChannel(): string | null {
     return this.config.database.kind === 'postgres' ? CHANNEL : null;
+  }
+
+  get announcement(): Announcement | null {
+    return this.config.database.kind === 'postgres' ? { channel: CHANNEL, sender: this.sender } : null;
   }
 
   /**
@@ -52,9 +81,27 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
     return this.config.database.kind === 'postgres' ? this.barrier.sync() : Promise.resolve();
   }
 
-  /** After the write committed: this process's caches forget everything at once. */
-  committed(): void {
+  /** After the write committed: this process's caches forget the pages it names (by slug), or everything at once. */
+  committed(slugs: readonly string[] | null = null): void {
+    this.record(slugs ? new Set(slugs) : null);
+  }
+
+  /**
+   * What changed after `epoch`, one entry per change, oldest first; null when that is no longer known (the cache
+   * must forget everything).
+   */
+  changesSince(epoch: number): readonly ChangedPages[] | null {
+    if (epoch < this.logStart) return null;
+    return this.log.slice(epoch - this.logStart);
+  }
+
+  private record(slugs: ChangedPages): void {
     this.currentEpoch++;
+    this.log.push(slugs);
+    if (this.log.length > LOG_LIMIT) {
+      this.log.shift();
+      this.logStart++;
+    }
   }
 
   async onModuleInit(): Promise<void> {
@@ -72,7 +119,10 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
       connectionString: this.config.database.url,
       ssl: this.config.database.ssl ? { rejectUnauthorized: false } : undefined,
     });
-    client.on('notification', () => this.currentEpoch++);
+    client.on('notification', (message) => {
+      const heard = announced(message.payload);
+      if (heard.sender !== this.sender) this.record(heard.pages);
+    });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client));
     try {
@@ -80,7 +130,7 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
       await client.query(`LISTEN ${CHANNEL}`);
       this.client = client;
       // Anything may have changed while nobody was listening.
-      this.currentEpoch++;
+      this.record(null);
       this.listening = true;
     } catch (error) {
       this.lost(client, error);
@@ -97,5 +147,17 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
     if (this.stopped) return;
     if (error) this.logger.warn(`Page change notifications interrupted (${error instanceof Error ? error.message : String(error)}); page caching is off until they resume.`);
     setTimeout(() => void this.listen(), RECONNECT_MS).unref();
+  }
+}
+
+/** A notification's payload: who sent it and the slugs it names (null, or a payload not understood: anything). */
+function announced(payload: string | undefined): { sender: string | null; pages: ChangedPages } {
+  try {
+    const value = JSON.parse(payload ?? '') as { by?: unknown; pages?: unknown };
+    const sender = typeof value.by === 'string' ? value.by : null;
+    const pages = Array.isArray(value.pages) && value.pages.every((s) => typeof s === 'string') ? new Set(value.pages as string[]) : null;
+    return { sender, pages };
+  } catch {
+    return { sender: null, pages: null };
   }
 }

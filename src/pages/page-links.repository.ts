@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { returnedRows } from '../db/sql-rows.js';
 import type { LinkKind } from './markdown/wikilinks.js';
+import type { Announcement } from './page-change-feed.js';
 
 export interface LinkWrite {
   kind: LinkKind;
@@ -41,6 +43,9 @@ export const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
    WHERE p.link_keys @> ARRAY[${key}] AND p.deleted_at IS NULL
    ORDER BY (p.slug = ${key}) DESC, p.created_at, p.id LIMIT 1)`;
 
+// A NOTIFY payload must stay under 8000 bytes; a longer list of slugs is announced as "anything changed".
+const MAX_NOTIFY_BYTES = 7_900;
+
 // Advisory-lock namespace for link keys (any constant; the second key is the hash of the link key).
 const LINK_KEY_LOCKS = 7_104_263;
 
@@ -53,43 +58,72 @@ export class PageLinksRepository {
    * Takes this transaction's turn on link keys (sorted, so two writers never wait on each other crosswise) and, with
    * a channel, NOTIFYs it in the same statement (delivered when the transaction commits).
    */
-  async lockKeys(keys: string[], db: EntityManager, notifyChannel: string | null = null): Promise<void> {
-    if (keys.length === 0 && notifyChannel === null) return;
+  async lockKeys(keys: string[], db: EntityManager, announce: Announcement | null = null): Promise<void> {
+    if (keys.length === 0 && announce === null) return;
     await db.query(
       `SELECT (SELECT count(pg_advisory_xact_lock(${LINK_KEY_LOCKS}, hashtext(k)))
                  FROM (SELECT DISTINCT k FROM unnest($1::text[]) k ORDER BY k) keys) AS locked,
-              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, '') END AS notified`,
-      [keys, notifyChannel],
+              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, json_build_object('by', $3::text)::text) END AS notified`,
+      [keys, announce?.channel ?? null, announce?.sender ?? null],
     );
   }
 
-  /** Replaces a page's outbound links, resolving each target to a live page in the same statement. */
-  async replaceOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<void> {
-    await db.query('DELETE FROM page_links WHERE from_page_id = $1', [pageId]);
-    await this.insertOutbound(pageId, links, db);
+  /**
+   * Replaces a page's outbound links, resolving each target to a live page in the same statement. Returns the pages
+   * it linked to before and links to now (their backlinks may have changed).
+   */
+  async replaceOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<string[]> {
+    const before = returnedRows<{ id: string | null }>(
+      await db.query('DELETE FROM page_links WHERE from_page_id = $1 RETURNING resolved_page_id AS id', [pageId]),
+    );
+    const after = await this.insertOutbound(pageId, links, db);
+    return [...new Set([...before.flatMap((r) => (r.id ? [r.id] : [])), ...after])];
   }
 
-  /** A new page's outbound links (it has none yet). */
-  async insertOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<void> {
-    if (links.length === 0) return;
-    await db.query(
+  /** A new page's outbound links (it has none yet). Returns the pages they resolved to. */
+  async insertOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<string[]> {
+    if (links.length === 0) return [];
+    const rows: { id: string | null }[] = await db.query(
       `INSERT INTO page_links (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
        SELECT $1, l.kind, l.target, l.key, l.heading, l.position, ${RESOLVE_KEY('l.key')}
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(kind, target, key, heading, position)`,
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(kind, target, key, heading, position)
+       RETURNING resolved_page_id AS id`,
       [pageId, links.map((l) => l.kind), links.map((l) => l.target), links.map((l) => l.targetKey), links.map((l) => l.heading)],
     );
+    return [...new Set(rows.flatMap((r) => (r.id ? [r.id] : [])))];
+  }
+
+  /**
+   * The slugs of these pages; with an announcement, also NOTIFYs its channel naming them (delivered when the
+   * transaction commits), or naming none (anything may have changed) when they would not fit in one notification.
+   */
+  async announcePages(pageIds: string[], db: EntityManager, announce: Announcement | null): Promise<string[]> {
+    const [row]: { slugs: string[] }[] = await db.query(
+      `WITH s AS (SELECT coalesce(json_agg(DISTINCT p.slug), '[]'::json) AS slugs FROM pages p WHERE p.id = ANY ($1::uuid[])),
+            named AS (SELECT s.slugs, json_build_object('by', $3::text, 'pages', s.slugs)::text AS payload FROM s)
+       SELECT n.slugs,
+              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text,
+                CASE WHEN octet_length(n.payload) <= ${MAX_NOTIFY_BYTES} THEN n.payload ELSE json_build_object('by', $3::text)::text END) END AS notified
+         FROM named n`,
+      [pageIds, announce?.channel ?? null, announce?.sender ?? null],
+    );
+    return row.slugs;
   }
 
   /**
    * After a page appears, disappears or changes its keys: links that named one of `keys` (or pointed at the page)
    * are resolved again, so broken links turn into resolved ones at once and vice versa.
    */
-  async reresolve(pageId: string, keys: string[], db: EntityManager): Promise<void> {
-    await db.query(
+  async reresolve(pageId: string, keys: string[], db: EntityManager): Promise<string[]> {
+    // Only the links whose target changes are written; the pages they are on are returned (their rendering changed).
+    const rows = returnedRows<{ id: string }>(await db.query(
       `UPDATE page_links SET resolved_page_id = ${RESOLVE_KEY('target_key')}
-        WHERE resolved_page_id = $1 OR target_key = ANY($2::text[])`,
+        WHERE (resolved_page_id = $1 OR target_key = ANY($2::text[]))
+          AND resolved_page_id IS DISTINCT FROM ${RESOLVE_KEY('target_key')}
+       RETURNING from_page_id AS id`,
       [pageId, keys],
-    );
+    ));
+    return [...new Set(rows.map((r) => r.id))];
   }
 
   /** Every link resolved again (after a restore rebuilt every page's links and keys); returns how many moved. */

@@ -104,15 +104,20 @@ export class PagesService {
     if (write.contentHash === current.contentHash) return { page: current, changed: false };
     const links = outboundLinks(write.text);
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
+    // The same title and names: no link elsewhere resolves or reads differently, so only this page, the pages it
+    // links to (before or now: their backlinks) and the pages that embed it change for readers, and the page caches
+    // forget only those.
+    const sameNames = write.title === current.title && sameSet(write.linkKeys, current.linkKeys);
+    const touched = new Set<string>([current.id]);
     return this.write([...ownKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, input);
       const version = input.baseVersion + 1;
       await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
-      await this.links.replaceOutbound(current.id, links, tx);
-      await this.links.reresolve(current.id, ownKeys, tx);
-      return { page: await this.saved(current.id, 'updated', tx), changed: true };
-    });
+      for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
+      for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
+      return { page: await this.saved(current.id, 'updated', tx, touched), changed: true };
+    }, sameNames ? () => [...touched] : undefined);
   }
 
   /**
@@ -231,17 +236,30 @@ export class PagesService {
   }
 
   /**
-   * Runs a page write in one transaction; once it has committed, every process's page caches forget. `linkKeys` are
+   * Runs a page write in one transaction; once it has committed, every process's page caches forget what it changed
+   * (`touchedPages`: the ids of the only pages it changed for readers; without it, everything). `linkKeys` are
    * the keys whose resolution the write may change (its own and those it links to): concurrent writes sharing one
    * take turns, so a page and a link to it saved at the same moment still meet.
    */
-  private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    const result = await this.pages.transaction(async (tx) => {
-      // NOTIFY is delivered at commit, so announcing first is the same as announcing last, and shares a round trip.
-      await this.links.lockKeys(linkKeys, tx, this.changeFeed.announceChannel);
-      return work(tx);
-    });
-    this.changeFeed.committed();
+  private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
+    let changed: string[] | null = null;
+    const announcement = this.changeFeed.announcement;
+    let result: T;
+    try {
+      result = await this.pages.transaction(async (tx) => {
+        // NOTIFY is delivered at commit, so announcing first is the same as announcing last, and shares a round trip.
+        await this.links.lockKeys(linkKeys, tx, touchedPages ? null : announcement);
+        const value = await work(tx);
+        // A write that knows which pages it changed names them (by slug), so caches keep every other page.
+        if (touchedPages) changed = await this.links.announcePages(touchedPages(), tx, announcement);
+        return value;
+      });
+    } catch (error) {
+      // This process ignores its own notifications: a write that failed (even at its commit) forgets everything.
+      this.changeFeed.committed(null);
+      throw error;
+    }
+    this.changeFeed.committed(changed);
     return result;
   }
 
@@ -276,10 +294,11 @@ export class PagesService {
   }
 
   /** Reads the page back and lets other modules react in the same transaction (policy reconciliation, extraction). */
-  private async saved(pageId: string, change: PageChange, tx: EntityManager): Promise<PageEntity> {
+  private async saved(pageId: string, change: PageChange, tx: EntityManager, touched?: Set<string>): Promise<PageEntity> {
     const page = (await this.pages.findById(pageId, tx))!;
-    // Its links are in place: the transcluded text of this page and of the pages embedding it follows.
-    await this.transclusions.refreshSearch(page, tx);
+    // Its links are in place: the transcluded text of this page and of the pages embedding it follows (and their
+    // renderings: they are among the pages this write changed for readers).
+    for (const id of await this.transclusions.refreshSearch(page, tx)) touched?.add(id);
     await this.saveHooks.pageSaved({ page, change }, tx);
     return page;
   }
@@ -336,4 +355,9 @@ function outboundLinks(markdown: string): LinkWrite[] {
     if (link.key && !seen.has(link.key)) seen.set(link.key, { kind: link.kind, target: link.target, targetKey: link.key, heading: link.heading });
   }
   return [...seen.values()];
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const x = new Set(a);
+  return x.size === new Set(b).size && b.every((k) => x.has(k));
 }

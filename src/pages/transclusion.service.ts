@@ -84,7 +84,9 @@ export class TransclusionService {
    * After a page write (inside its transaction): the transcluded text in the search vector of the page itself and of
    * every page that embeds it, directly or through other embeds.
    */
-  async refreshSearch(page: PageEntity, tx: EntityManager): Promise<void> {
+  /** Returns the pages visited: this one and every page that embeds it, directly or through others (their
+   * renderings follow this page's text). */
+  async refreshSearch(page: PageEntity, tx: EntityManager): Promise<string[]> {
     const done = new Set<string>();
     if (!page.deletedAt) await this.refreshOne(page.id, page.slug, page.body, tx, done);
     let changed = [page.id];
@@ -95,6 +97,7 @@ export class TransclusionService {
       changed = embedders.map((row) => row.id);
       keys = [];
     }
+    return [...done];
   }
 
   private async refreshOne(id: string, slug: string, body: string, tx: EntityManager, done: Set<string>): Promise<void> {

@@ -52,6 +52,7 @@ export interface TitleSuggestion {
 // Snippets come from the Markdown, not the YAML block at the top.
 const BODY_WITHOUT_FRONTMATTER = `regexp_replace(p.body, '^\\uFEFF?---\\r?\\n.*?\\r?\\n(---|\\.\\.\\.)[ \\t]*(\\r?\\n|$)', '')`;
 
+
 /**
  * How much one page's occurrences of a term can weigh (BM25's saturated, length-normalised term frequency with the
  * default boosts and a fixed typical length): the order of `page_search_terms_impact_idx` (migrations/0007), which
@@ -66,14 +67,13 @@ function termScore(r: string, idf: string): string {
 }
 
 /**
- * Runs a query with PostgreSQL's JIT off (in a transaction of its own, SET LOCAL). The search queries' cost estimates
- * are high enough for the JIT to compile them, which takes longer than running them (tens of milliseconds).
+ * Runs a query with PostgreSQL's JIT off. The search queries' cost estimates are high enough for the JIT to compile
+ * them, which takes longer than running them (tens of milliseconds). Every connection of the pool has it off
+ * (`-c jit=off`, src/db/database.module.ts; the embedded database has no JIT): before, each search query took a
+ * transaction of its own to SET LOCAL it, three more round trips.
  */
 export function withoutJit<T>(dataSource: DataSource, sql: string, params: unknown[]): Promise<T> {
-  return dataSource.transaction(async (tx) => {
-    await tx.query('SET LOCAL jit = off');
-    return tx.query(sql, params) as Promise<T>;
-  });
+  return dataSource.query(sql, params) as Promise<T>;
 }
 
 /**
@@ -110,6 +110,12 @@ export class SearchRepository {
    * saturated, length-normalised term frequency); the `2·limit` pages those heads score best are then scored exactly
    * over all terms. A page outside the heads, or ranked low by them, could in principle be missed (WAND-like
    * engines make the same trade); with filters, every matching page is a candidate and scored exactly.
+   *
+   * The planner takes a query's lexemes for 10 rows (unnest's default estimate) of ~570 pages each, and so joined
+   * `page_search_terms` by hashing all of it (two sequential scans of every term of every page, ~50 ms of database
+   * CPU per search at 1,000 pages). The two lookups by lexeme are therefore LATERAL subqueries fenced with
+   * `OFFSET 0`: an index probe per query term (per candidate page and term for the exact scores), whatever the
+   * estimates say.
    */
   async lexicalSearch(words: string, excluded: string, limit: number, filters: SearchFilters = {}, settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER, expansion: { words: string; weight: number } = { words: '', weight: 0 }): Promise<{ hits: LexicalHit[]; total: number }> {
     const filter = pageFilterSql(filters, 11);
@@ -139,7 +145,9 @@ export class SearchRepository {
             candidates AS MATERIALIZED (${candidates}),
             per_term AS MATERIALIZED (
               SELECT pt.page_id, pt.lexeme, ${termScore('pt', 'i.idf')} AS contribution
-                FROM candidates k CROSS JOIN idf i JOIN page_search_terms pt ON pt.lexeme = i.lexeme AND pt.page_id = k.page_id CROSS JOIN corpus c
+                FROM candidates k CROSS JOIN idf i
+                     CROSS JOIN LATERAL (SELECT * FROM page_search_terms pt WHERE pt.page_id = k.page_id AND pt.lexeme = i.lexeme OFFSET 0) pt
+                     CROSS JOIN corpus c
                WHERE ${withoutUnwanted('pt.page_id')}),
             scored AS (
               SELECT page_id, sum(contribution) AS score FROM per_term GROUP BY page_id
@@ -147,9 +155,9 @@ export class SearchRepository {
        SELECT s.page_id AS "pageId", s.score::float8 AS score,
               (SELECT jsonb_agg(jsonb_build_object('term', pt.lexeme, 'contribution', round(pt.contribution::numeric, 4)) ORDER BY pt.contribution DESC)
                  FROM per_term pt WHERE pt.page_id = s.page_id) AS terms,
-              ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id) FROM page_search_terms d
-                 WHERE d.lexeme IN (SELECT lexeme FROM terms)
-                   AND ${withoutUnwanted('d.page_id')})`}::int AS total
+              ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id)
+                 FROM terms t CROSS JOIN LATERAL (SELECT d.page_id FROM page_search_terms d WHERE d.lexeme = t.lexeme OFFSET 0) d
+                WHERE ${withoutUnwanted('d.page_id')})`}::int AS total
          FROM scored s
         ORDER BY s.score DESC, s.page_id`,
       [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), expansion.words, expansion.weight, ...filter.params],

@@ -2,6 +2,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.setup.js';
+import { PageChangeFeed } from '../../src/pages/page-change-feed.js';
+import { PageViewCache } from '../../src/pages/page-view-cache.js';
 import { realPostgresUrl } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -45,6 +47,35 @@ describe('rendered page cache', () => {
     expect((await t.http.get('/page/etag-page').expect(200)).text).not.toContain('Rita Reader');
   });
 
+  it('after a save that keeps the page\'s names, forgets only that page and the pages it links to, before and now', async () => {
+    const author = await t.as('author');
+    for (const title of ['Keep One', 'Keep Two', 'Keep Three', 'Keep Other']) {
+      await author.post('/api/pages').send({ title, body: `${title} text.` }).expect(201);
+    }
+    await author.post('/api/pages').send({ title: 'Keep Source', body: 'See [[Keep One]] and [[Keep Two]].' }).expect(201);
+    // A page that shows Keep Source's text inside its own (transclusion): its rendering follows Keep Source's.
+    await author.post('/api/pages').send({ title: 'Keep Embedder', body: 'Embedded below.\n\n![[Keep Source]]' }).expect(201);
+    const slugs = ['keep-source', 'keep-one', 'keep-two', 'keep-three', 'keep-other', 'keep-embedder'];
+    for (const slug of slugs) await t.http.get(`/page/${slug}`).expect(200);
+    const models = t.app.get(PageViewCache).models;
+    expect(slugs.filter((slug) => models.get(slug) === undefined)).toEqual([]);
+
+    // Links now to One and Three (Two loses a backlink, Three gains one), and the cluster its backlinks show changes.
+    await author.put('/api/pages/keep-source').send({ body: '---\ncluster: kept\n---\nSee [[Keep One]] and [[Keep Three]].', baseVersion: 1 }).expect(200);
+    expect(slugs.filter((slug) => models.get(slug) !== undefined)).toEqual(['keep-other']);
+    expect((await t.http.get('/page/keep-source').expect(200)).text).toContain('href="/page/keep-three"');
+    expect((await t.http.get('/page/keep-two').expect(200)).text).not.toContain('Keep Source');
+    const three = (await t.http.get('/page/keep-three').expect(200)).text;
+    expect(three).toMatch(/Keep Source<\/a> <span class="muted">kept<\/span>/);
+    expect((await t.http.get('/page/keep-one').expect(200)).text).toMatch(/Keep Source<\/a> <span class="muted">kept<\/span>/);
+    expect((await t.http.get('/page/keep-embedder').expect(200)).text).toContain('href="/page/keep-three"');
+
+    // A new title changes how links elsewhere read: everything is forgotten.
+    for (const slug of slugs) await t.http.get(`/page/${slug}`).expect(200);
+    await author.put('/api/pages/keep-other').send({ body: '---\ntitle: Keep Renamed\n---\nOther.', baseVersion: 1 }).expect(200);
+    expect(slugs.filter((slug) => models.get(slug) !== undefined)).toEqual([]);
+  });
+
   describe.skipIf(!realPostgresUrl())('two app processes on one PostgreSQL', () => {
     let other: NestExpressApplication;
     beforeAll(async () => {
@@ -66,6 +97,31 @@ describe('rendered page cache', () => {
         if (!text.includes('second words')) await new Promise((r) => setTimeout(r, 20));
       }
       expect(text).toContain('second words');
+    });
+
+    it('a save that names the pages it changed makes the other forget exactly those', async () => {
+      const author = await t.as('author');
+      const feed = other.get(PageChangeFeed);
+      const heardBefore = feed.epoch;
+      await author.post('/api/pages').send({ title: 'Named Target', body: 'target' }).expect(201);
+      await author.post('/api/pages').send({ title: 'Named Source', body: 'plain' }).expect(201);
+      await author.post('/api/pages').send({ title: 'Named Bystander', body: 'bystander' }).expect(201);
+      // Each creation makes the other process forget everything: views once it has heard of all three.
+      for (let i = 0; i < 250 && feed.epoch < heardBefore + 3; i++) await new Promise((r) => setTimeout(r, 20));
+      const otherHttp = supertest(other.getHttpServer());
+      const models = other.get(PageViewCache).models;
+      const slugs = ['named-target', 'named-source', 'named-bystander'];
+      for (const slug of slugs) await otherHttp.get(`/page/${slug}`).expect(200);
+      expect(slugs.filter((slug) => models.get(slug) === undefined)).toEqual([]);
+      await author.put('/api/pages/named-source').send({ body: 'Now links to [[Named Target]].', baseVersion: 1 }).expect(200);
+      let backlinks = '';
+      for (let i = 0; i < 50 && !backlinks.includes('Named Source'); i++) {
+        backlinks = (await otherHttp.get('/page/named-target').expect(200)).text;
+        if (!backlinks.includes('Named Source')) await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(backlinks).toContain('Named Source');
+      expect((await otherHttp.get('/page/named-source').expect(200)).text).toContain('Now links to');
+      expect(models.get('named-bystander')).toBeDefined();
     });
 
     it('an edit of an embedded page through one process shows in the embedding page on the other', async () => {

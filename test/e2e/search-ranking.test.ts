@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from 'supertest';
+import { realPostgresUrl } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 interface Hit {
@@ -32,6 +33,11 @@ describe('search ranking (BM25-like, in PostgreSQL)', () => {
     await create('Graph View', '---\naliases: [Knowledge Map]\n---\nShows the network of notes.');
   });
   afterAll(() => t.close());
+
+  it.skipIf(!realPostgresUrl())('runs its queries on connections with the JIT off (it compiled them for longer than they ran)', async () => {
+    const rows: { jit: string }[][] = await Promise.all([0, 1, 2].map(() => t.dataSource.query('SHOW jit')));
+    expect(rows.map((r) => r[0].jit)).toEqual(['off', 'off', 'off']);
+  });
 
   it('ranks by the rare word, not by repeating a common one', async () => {
     const res = await search('notes zettelkasten').expect(200);

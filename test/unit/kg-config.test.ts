@@ -4,11 +4,22 @@ import { failureOf, JobError } from '../../src/jobs/job-failure.js';
 import { ExtractorError } from '../../src/llm-client/llm-errors.js';
 
 describe('extraction configuration', () => {
-  it('defaults: role all, threshold 0.6, the backend’s limits, 5 retries from 30 s, 30-minute jobs, 2-second polls', () => {
+  it('defaults: role all, threshold 0.6, the backend’s limits, 5 retries from 30 s, 30-minute jobs, 2-second polls, jobs in this process (embedded)', () => {
     expect(loadConfig({}).extraction).toEqual({
       role: 'all', confidenceThreshold: 0.6, limits: { concurrency: 4, ratePerMinute: 0 }, retryLimit: 5, retryDelaySeconds: 30, jobTimeoutSeconds: 1800, pollSeconds: 2,
+      workerProcess: false, workerNice: 10,
       calibration: { minReviewed: 200, refitEvery: 50 },
     });
+  });
+
+  it('on PostgreSQL with role all, works the jobs in a worker process of lower priority unless told not to', () => {
+    const pg = { DATABASE_URL: 'postgres://db/wiki' };
+    expect(loadConfig(pg).extraction).toMatchObject({ role: 'all', workerProcess: true, workerNice: 10 });
+    expect(loadConfig({ ...pg, KURATE_WORKER_PROCESS: 'false' }).extraction.workerProcess).toBe(false);
+    expect(loadConfig({ ...pg, KURATE_WORKER_NICE: '19' }).extraction.workerNice).toBe(19);
+    // A web or worker process starts none: the operator runs the workers.
+    expect(loadConfig({ ...pg, KURATE_ROLE: 'web' }).extraction.workerProcess).toBe(false);
+    expect(loadConfig({ ...pg, KURATE_ROLE: 'worker' }).extraction.workerProcess).toBe(false);
   });
 
   it('takes each backend’s own default limits, and the variables over them', () => {
@@ -40,6 +51,9 @@ describe('extraction configuration', () => {
     [{ KURATE_EXTRACT_RETRY_LIMIT: 'many' }, /KURATE_EXTRACT_RETRY_LIMIT must be a whole number of retries/],
     [{ KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '90000' }, /KURATE_EXTRACT_JOB_TIMEOUT_SECONDS must not be greater than 86399/],
     [{ KURATE_JOB_POLL_SECONDS: '0.1' }, /KURATE_JOB_POLL_SECONDS must not be less than 0.5/],
+    [{ KURATE_WORKER_PROCESS: 'true' }, /KURATE_WORKER_PROCESS=true needs DATABASE_URL .* the embedded database belongs to one process/],
+    [{ KURATE_WORKER_PROCESS: 'yes' }, /KURATE_WORKER_PROCESS must be true or false/],
+    [{ KURATE_WORKER_NICE: '20' }, /KURATE_WORKER_NICE must not be greater than 19/],
   ])('refuses %o with a sentence naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

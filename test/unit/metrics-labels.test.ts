@@ -51,5 +51,9 @@ describe('the start-up report', () => {
     ]);
     const worker = startupReport(loadConfig({ DATABASE_URL: 'postgres://db/wiki', KURATE_ROLE: 'worker' }), facts);
     expect(worker.at(-1)).toBe('Kurate worker is running: it works extraction jobs and serves no HTTP.');
+    // KURATE_ROLE=all on PostgreSQL: the worker process it started for the jobs.
+    const all = startupReport(loadConfig({ DATABASE_URL: 'postgres://db/wiki' }), { ...facts, workerPid: 4242 });
+    expect(all).toContain('Jobs:      in a worker process it started (pid 4242), at a CPU priority 10 lower (KURATE_WORKER_PROCESS, KURATE_WORKER_NICE)');
+    expect(startupReport(loadConfig({}), facts).some((line) => line.startsWith('Jobs:'))).toBe(false);
   });
 });

@@ -1,0 +1,108 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import os from 'node:os';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { KurateConfig } from '../config/kurate-config.js';
+
+/** Set in the environment of a worker process that a web process started (its pid). */
+export const WORKER_OF_ENV = 'KURATE_WORKER_OF';
+const FIRST_RESTART_MS = 1_000;
+const LONGEST_RESTART_MS = 60_000;
+/** A worker that ran this long before it died is restarted at once, not after a growing pause. */
+const HEALTHY_RUN_MS = 60_000;
+const STOP_GRACE_MS = 10_000;
+
+/**
+ * KURATE_ROLE=all on PostgreSQL (KURATE_WORKER_PROCESS, default on): the jobs run in a process of their own, this
+ * program again as KURATE_ROLE=worker, which lowers its own CPU priority (KURATE_WORKER_NICE) as it starts. When both
+ * want a core, the kernel gives it to the web process: extraction, CPU-bound with the built-in extractor, yields to
+ * readers and takes what they leave. The worker is restarted when it dies, and stopped with this process; it ends
+ * on its own when this process is gone (its IPC channel closes), even after a kill -9.
+ */
+@Injectable()
+export class WorkerProcess implements OnApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
+  private child: ChildProcess | null = null;
+  private stopping = false;
+  private pause = FIRST_RESTART_MS;
+  private restartTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly config: KurateConfig) {}
+
+  /** The worker's pid while it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  start(): void {
+    if (this.child || this.stopping) return;
+    const startedAt = Date.now();
+    // The same program, arguments and Node options (e.g. --max-old-space-size); stdout and stderr are shared.
+    // Its own metrics listener, if this process has one, on the next port (two processes cannot share one).
+    const metrics = this.config.metrics.port === null ? {} : { KURATE_METRICS_PORT: String(this.config.metrics.port + 1) };
+    const child = fork(process.argv[1], process.argv.slice(2), {
+      env: { ...process.env, KURATE_ROLE: 'worker', [WORKER_OF_ENV]: String(process.pid), ...metrics },
+      execArgv: process.execArgv,
+      stdio: 'inherit',
+    });
+    this.child = child;
+    child.on('exit', (code, signal) => {
+      if (this.child === child) this.child = null;
+      if (this.stopping) return;
+      const ranMs = Date.now() - startedAt;
+      if (ranMs >= HEALTHY_RUN_MS) this.pause = FIRST_RESTART_MS;
+      this.logger.error(`The worker process exited (${signal ?? `code ${code}`}) after ${Math.round(ranMs / 1000)} s; starting another in ${this.pause / 1000} s`);
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null;
+        this.start();
+      }, this.pause);
+      this.restartTimer.unref();
+      this.pause = Math.min(LONGEST_RESTART_MS, this.pause * 2);
+    });
+    child.on('error', (error) => this.logger.error(`The worker process: ${error.message}`));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    // SIGTERM: it stops fetching, hands its running jobs back for a retry, and exits.
+    child.kill('SIGTERM');
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), STOP_GRACE_MS);
+    });
+    if ((await Promise.race([exited, grace])) === 'late') child.kill('SIGKILL');
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * In a worker process a web process started: lowers the CPU priority of every thread of this process by `nice`
+ * (Linux sets a priority per thread; threads started later inherit it from the main thread), and ends the process
+ * when its parent is gone (the IPC channel closes). Returns the nice value now in effect, or null when not such a
+ * worker.
+ */
+export function becomeLowPriorityWorker(nice: number, shutdown: () => Promise<void>): number | null {
+  if (!process.env[WORKER_OF_ENV] || !process.send) return null;
+  process.once('disconnect', () => {
+    void shutdown().finally(() => process.exit(0));
+  });
+  const target = Math.min(19, os.getPriority() + nice);
+  let threads: number[] = [];
+  try {
+    threads = readdirSync('/proc/self/task').map(Number);
+  } catch {
+    // Not Linux: the whole process at once.
+  }
+  for (const tid of threads.length ? threads : [0]) {
+    try {
+      os.setPriority(tid, target);
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return os.getPriority();
+}
