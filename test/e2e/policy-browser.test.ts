@@ -40,7 +40,8 @@ describe.skipIf(!HAS_CHROMIUM)('the policy UI in a real browser', () => {
 
   it('decides a pending cluster: estimate first, then confirm', async () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'kg-policy-dashboard.png'), fullPage: true });
-    await page.getByRole('link', { name: 'decide' }).first().click();
+    // The clusters without a policy are grouped, each name leading to its page (row actions sit beside it).
+    await page.getByRole('link', { name: 'docs', exact: true }).click();
     await page.waitForURL(/\/admin\/kg-policy\/ui\/clusters\/docs$/);
     await page.getByLabel(/^Include/).check();
     await page.getByLabel(/^Reason/).fill('public documentation');
