@@ -60,6 +60,7 @@ export const DERIVED_TABLES: readonly { name: string; rebuiltBy: string }[] = [
   { name: 'kg_page_terms', rebuiltBy: 'the pages’ word counts' },
   { name: 'kg_node_embeddings', rebuiltBy: 'the re-embedding job' },
   { name: 'kg_page_extractions', rebuiltBy: 'an extraction job per included page (kept chunks cost no call)' },
+  { name: 'kg_calibration_fits', rebuiltBy: 'a refit on the restored review history (the next extraction job, or Refit now)' },
 ];
 
 /** Neither backed up nor rebuilt: they only matter to the instance that wrote them. */
