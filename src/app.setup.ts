@@ -52,6 +52,8 @@ export async function createApp(config: KurateConfig): Promise<NestExpressApplic
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     bodyParser: false,
     logger: new AppLogger(config.logLevel),
+    // A module that cannot start rejects here (main.ts says why and exits; a test fails) rather than aborting the process.
+    abortOnError: false,
   });
   configureApp(app, config);
   app.enableShutdownHooks();
