@@ -22,6 +22,8 @@ const STATUS_BY_CODE: Record<DomainErrorCode, HttpStatus> = {
   [DomainErrorCode.LastAdmin]: HttpStatus.CONFLICT,
   [DomainErrorCode.PayloadTooLarge]: HttpStatus.PAYLOAD_TOO_LARGE,
   [DomainErrorCode.PathTaken]: HttpStatus.CONFLICT,
+  [DomainErrorCode.TooComplex]: HttpStatus.UNPROCESSABLE_ENTITY,
+  [DomainErrorCode.Busy]: HttpStatus.SERVICE_UNAVAILABLE,
 };
 
 export function httpStatusOf(code: DomainErrorCode): HttpStatus {

@@ -22,6 +22,10 @@ export enum DomainErrorCode {
   PayloadTooLarge = 'payload_too_large',
   /** Another file already has this path (an upload that may not replace it). */
   PathTaken = 'path_taken',
+  /** Text that would take too long to process (a frontmatter block or a nesting over the limits, a render that timed out). */
+  TooComplex = 'too_complex',
+  /** The server has more of this work queued than it takes on; try again shortly. */
+  Busy = 'busy',
 }
 
 export class DomainException extends Error {

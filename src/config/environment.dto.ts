@@ -158,6 +158,20 @@ export class EnvironmentDto {
   KURATE_BUILTIN_EXTRACTOR_THREADS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(16)
+  @IsInt({ message: '$property must be a whole number of threads from 0 to 16' })
+  KURATE_RENDER_THREADS?: number;
+
+  @IsOptional()
+  @Transform(toNumber)
+  @Min(1)
+  @Max(600)
+  @IsNumber({}, { message: '$property must be a number of seconds from 1 to 600' })
+  KURATE_RENDER_TIMEOUT_SECONDS?: number;
+
+  @IsOptional()
   @IsString()
   @MinLength(1)
   OLLAMA_HOST?: string;

@@ -8,6 +8,7 @@ import { DEFAULT_EXTRACTION_CONFIG, extractionConfigFrom, type ExtractionConfig 
 import { DEFAULT_SEARCH_CONFIG, searchConfigFrom, type SearchConfig } from './search-config.js';
 import { ConfigError } from './config-error.js';
 import { attachmentsConfigFrom, DEFAULT_ATTACHMENTS_CONFIG, type AttachmentsConfig } from './attachments-config.js';
+import { DEFAULT_RENDER_CONFIG, renderConfigFrom, type RenderConfig } from './render-config.js';
 
 /** What loadConfig throws, for those who call it. */
 export { ConfigError };
@@ -66,6 +67,7 @@ export class KurateConfig {
     readonly search: SearchConfig = DEFAULT_SEARCH_CONFIG,
     readonly metrics: MetricsConfig = DEFAULT_METRICS_CONFIG,
     readonly attachments: AttachmentsConfig = DEFAULT_ATTACHMENTS_CONFIG,
+    readonly render: RenderConfig = DEFAULT_RENDER_CONFIG,
   ) {}
 }
 
@@ -110,6 +112,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, cwd = process
     searchConfigFrom(env),
     { port: raw.KURATE_METRICS_PORT ?? null, host: raw.KURATE_METRICS_HOST ?? DEFAULT_METRICS_CONFIG.host },
     attachmentsConfigFrom(raw, embeddedDataDir(raw.KURATE_DATA_DIR ?? './data', cwd), cwd),
+    renderConfigFrom(raw),
   );
 }
 

@@ -2,15 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { returnedRows } from '../db/sql-rows.js';
-import type { LinkKind } from './markdown/wikilinks.js';
+import type { BodyLink, LinkKind } from './markdown/wikilinks.js';
 import type { Announcement } from './page-change-feed.js';
 
-export interface LinkWrite {
-  kind: LinkKind;
-  target: string;
-  targetKey: string;
-  heading: string | null;
-}
+export type LinkWrite = BodyLink;
 
 export interface LinkedPage {
   slug: string;

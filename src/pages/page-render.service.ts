@@ -2,20 +2,20 @@ import { Injectable } from '@nestjs/common';
 import type { Actor } from '../auth/actor.js';
 import { parseFrontmatter } from './markdown/frontmatter.js';
 import { parsePageSource } from './page-source.js';
-import { MarkdownRenderer, type RenderedMarkdown, type ResolvedTarget } from './markdown/markdown-renderer.js';
+import type { RenderedMarkdown, ResolvedTarget } from './markdown/markdown-renderer.js';
+import type { ResolvedFile } from './markdown/file-embeds.js';
+import type { RenderRequest } from './markdown/markdown-tasks.js';
 import { PageLinksRepository } from './page-links.repository.js';
 import type { PageEntity } from './page.entity.js';
-import { extractLinks } from './markdown/wikilinks.js';
-import { TransclusionService } from './transclusion.service.js';
-import { extractFileTargets } from './markdown/file-embeds.js';
+import { TransclusionService, type TransclusionContext } from './transclusion.service.js';
 import { PageFiles } from './page-files.js';
+import { MarkdownPool } from './markdown-pool.js';
 
 const CACHE_LIMIT = 500;
 
 /** Renders pages to safe HTML, resolving wikilinks against the Page Graph and transcluding embedded pages. */
 @Injectable()
 export class PageRenderService {
-  private readonly renderer = new MarkdownRenderer();
   // Rendered HTML by page version, the state of its outbound links and the versions of the pages it embeds (found
   // through the link graph, so an edit of an embedded page is a new key for every page that embeds it); bounded.
   private readonly cache = new Map<string, RenderedMarkdown>();
@@ -24,6 +24,7 @@ export class PageRenderService {
     private readonly links: PageLinksRepository,
     private readonly transclusions: TransclusionService,
     private readonly files: PageFiles,
+    private readonly markdown: MarkdownPool,
   ) {}
 
   async render(page: PageEntity): Promise<RenderedMarkdown> {
@@ -39,7 +40,7 @@ export class PageRenderService {
     ].join(':');
     const cached = this.cache.get(cacheKey);
     if (cached) return cached;
-    const rendered = this.renderer.render(markdown, (link) => resolved.get(link.key) ?? null, { transclusion: embedded?.transclusion, resolveFile: (target) => files.get(target) ?? null });
+    const rendered = await this.markdown.render(renderRequestOf(markdown, resolved, embedded, files));
     if (this.cache.size >= CACHE_LIMIT) this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(cacheKey, rendered);
     return rendered;
@@ -48,10 +49,19 @@ export class PageRenderService {
   /** Live preview of unsaved text: links resolve against the pages that exist now, files against those `viewer` may read. */
   async preview(body: string, viewer: Actor): Promise<RenderedMarkdown> {
     const { body: markdown } = parsePageSource(body);
-    const keys = [...new Set(extractLinks(markdown).map((link) => link.key))];
-    const [targets, embedded, files] = await Promise.all([this.links.resolveKeys(keys), this.transclusions.context('', markdown), this.files.resolve(extractFileTargets(markdown), viewer)]);
+    const { linkKeys, fileTargets } = await this.markdown.references(markdown);
+    const [targets, embedded, files] = await Promise.all([this.links.resolveKeys(linkKeys), this.transclusions.context('', markdown), this.files.resolve(fileTargets, viewer)]);
     const resolved = new Map<string, ResolvedTarget | null>(embedded?.resolved ?? []);
     for (const [key, target] of targets) resolved.set(key, target);
-    return this.renderer.render(markdown, (link) => resolved.get(link.key) ?? null, { transclusion: embedded?.transclusion, resolveFile: (target) => files.get(target) ?? null });
+    return this.markdown.render(renderRequestOf(markdown, resolved, embedded, files));
   }
+}
+
+function renderRequestOf(markdown: string, resolved: Map<string, ResolvedTarget | null>, embedded: TransclusionContext | null, files: Map<string, ResolvedFile>): RenderRequest {
+  return {
+    markdown,
+    links: [...resolved],
+    embeds: embedded ? { hostSlug: embedded.hostSlug, pages: [...embedded.pages] } : null,
+    files: [...files],
+  };
 }

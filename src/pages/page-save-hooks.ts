@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { FileReference } from './markdown/file-embeds.js';
 import type { PageEntity } from './page.entity.js';
 
 export type PageChange = 'created' | 'updated' | 'renamed' | 'deleted' | 'restored';
@@ -13,6 +14,8 @@ export interface PageSavedEvent {
    * in this transaction; undefined until it has.
    */
   kgIncluded?: boolean;
+  /** The page's file references, when the save has read them already (off the main thread, for a large page). */
+  fileReferences?: FileReference[];
 }
 
 /** Another module's reaction to a page write (the inclusion policy, extraction). */

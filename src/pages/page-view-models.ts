@@ -15,6 +15,7 @@ import type { PageFile } from './page-files.js';
 const FORM_ERRORS = new Set([
   DomainErrorCode.InvalidFrontmatter, DomainErrorCode.InvalidInput, DomainErrorCode.NotFound,
   DomainErrorCode.VersionConflict, DomainErrorCode.SlugTaken, DomainErrorCode.PageInTrash,
+  DomainErrorCode.TooComplex, DomainErrorCode.Busy,
 ]);
 
 /** The HTTP status of an error a form shows inline, or null when the global filter should answer it. */

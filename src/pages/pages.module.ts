@@ -22,12 +22,13 @@ import { TagsWebController } from './tags.web.controller.js';
 import { TransclusionRepository } from './transclusion.repository.js';
 import { TransclusionService } from './transclusion.service.js';
 import { PageFiles } from './page-files.js';
+import { MarkdownPool } from './markdown-pool.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity]), AuditModule],
   controllers: [PagesApiController, PagesWebController, ImportApiController, TagsWebController, TagsApiController],
   providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService, PageSaveHooks,
-    PageChangeFeed, PageViewCache, TransclusionRepository, TransclusionService, PageFiles],
+    PageChangeFeed, PageViewCache, TransclusionRepository, TransclusionService, PageFiles, MarkdownPool],
   // PageSaveHooks: modules that react to saves (policy, extraction) register with it, so pages imports none of them;
   // PageFiles likewise (attachments). PageChangeFeed: other writes that change what a page shows (a file uploaded).
   exports: [PageViewCache, PagesService, PageGraphService, PageRenderService, PageSaveHooks, PageFiles, PageChangeFeed],

@@ -8,7 +8,7 @@ import { parsePageSource } from './page-source.js';
 import { rewriteWikilinks } from './markdown/link-rewrite.js';
 import { inlineTags, stripComments } from './markdown/obsidian-syntax.js';
 import { pageSlug, slugify } from './markdown/slug.js';
-import { extractLinks } from './markdown/wikilinks.js';
+import { outboundLinks } from './markdown/wikilinks.js';
 import { PageLinksRepository, type LinkWrite } from './page-links.repository.js';
 import { PageChangeFeed } from './page-change-feed.js';
 import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
@@ -16,6 +16,8 @@ import type { PageRevisionEntity } from './page-revision.entity.js';
 import type { PageEntity } from './page.entity.js';
 import { PagesRepository, type PageListFilter, type PageWrite } from './pages.repository.js';
 import { TransclusionService } from './transclusion.service.js';
+import { MarkdownPool } from './markdown-pool.js';
+import type { FileReference } from './markdown/file-embeds.js';
 
 export interface CreatePageInput {
   /** Used when the frontmatter has no `title`. */
@@ -45,6 +47,7 @@ export class PagesService {
     private readonly saveHooks: PageSaveHooks,
     private readonly changeFeed: PageChangeFeed,
     private readonly transclusions: TransclusionService,
+    private readonly markdown: MarkdownPool,
   ) {}
 
   async get(slug: string): Promise<PageEntity> {
@@ -86,14 +89,14 @@ export class PagesService {
 
   async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
     const write = this.prepare(input.body, input.title);
-    const links = outboundLinks(write.text);
+    const { links, fileReferences } = await this.markdown.saveAnalysis(write.body);
     return this.write([...write.linkKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       await this.assertSlugFree(write.slug, tx);
       const id = await this.pages.insert(write, actor.name, tx);
       await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
       await this.links.insertOutbound(id, links, tx);
       await this.links.reresolve(id, write.linkKeys, tx);
-      return this.saved(id, 'created', tx);
+      return this.saved(id, 'created', tx, undefined, fileReferences);
     });
   }
 
@@ -102,7 +105,7 @@ export class PagesService {
     const write = this.prepare(input.body, current.title, current.slug);
     if (current.version !== input.baseVersion) throw this.conflict(current, input);
     if (write.contentHash === current.contentHash) return { page: current, changed: false };
-    const links = outboundLinks(write.text);
+    const { links, fileReferences } = await this.markdown.saveAnalysis(write.body);
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
     // The same title and names: no link elsewhere resolves or reads differently, so only this page, the pages it
     // links to (before or now: their backlinks) and the pages that embed it change for readers, and the page caches
@@ -116,7 +119,7 @@ export class PagesService {
       await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
       for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
       for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
-      return { page: await this.saved(current.id, 'updated', tx, touched), changed: true };
+      return { page: await this.saved(current.id, 'updated', tx, touched, fileReferences), changed: true };
     }, sameNames ? () => [...touched] : undefined);
   }
 
@@ -294,12 +297,12 @@ export class PagesService {
   }
 
   /** Reads the page back and lets other modules react in the same transaction (policy reconciliation, extraction). */
-  private async saved(pageId: string, change: PageChange, tx: EntityManager, touched?: Set<string>): Promise<PageEntity> {
+  private async saved(pageId: string, change: PageChange, tx: EntityManager, touched?: Set<string>, fileReferences?: FileReference[]): Promise<PageEntity> {
     const page = (await this.pages.findById(pageId, tx))!;
     // Its links are in place: the transcluded text of this page and of the pages embedding it follows (and their
     // renderings: they are among the pages this write changed for readers).
     for (const id of await this.transclusions.refreshSearch(page, tx)) touched?.add(id);
-    await this.saveHooks.pageSaved({ page, change }, tx);
+    await this.saveHooks.pageSaved({ page, change, fileReferences }, tx);
     return page;
   }
 
@@ -346,15 +349,6 @@ export class PagesService {
 
 function replaceFrontmatterTitle(body: string, title: string): string {
   return body.replace(/^(\uFEFF?---\r?\n(?:[\s\S]*?\r?\n)?)title:[^\n]*(\r?\n)/, (_m, head: string, eol: string) => `${head}title: ${JSON.stringify(title)}${eol}`);
-}
-
-/** The distinct pages a body links to, in order of first appearance (one Page Graph edge per target). */
-function outboundLinks(markdown: string): LinkWrite[] {
-  const seen = new Map<string, LinkWrite>();
-  for (const link of extractLinks(markdown)) {
-    if (link.key && !seen.has(link.key)) seen.set(link.key, { kind: link.kind, target: link.target, targetKey: link.key, heading: link.heading });
-  }
-  return [...seen.values()];
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {

@@ -13,6 +13,9 @@ import { TransclusionRepository } from './transclusion.repository.js';
 /** The pages a page embeds, loaded for one rendering or one search-vector refresh. */
 export interface TransclusionContext {
   transclusion: Transclusion;
+  /** The embedded pages by link key, and the host's slug: what a worker thread rebuilds `transclusion` from. */
+  pages: Map<string, EmbeddedPage>;
+  hostSlug: string;
   /** Resolutions of the links inside embedded content (the host's own come from its Page Graph rows). */
   resolved: Map<string, ResolvedTarget | null>;
   /** Changes whenever an embedded page, or a link inside one, changes: part of the render cache's key. */
@@ -77,7 +80,7 @@ export class TransclusionService {
     const transclusion = startTransclusion(hostSlug, (link: ParsedLink) => byKey.get(link.key) ?? null);
     stamps.sort();
     const links = [...resolved].map(([key, target]) => `${key}=${target?.slug ?? ''}/${target?.title ?? ''}`).sort();
-    return { transclusion, resolved, stamp: `${stamps.join(',')};${links.join('|')}` };
+    return { transclusion, pages: byKey, hostSlug, resolved, stamp: `${stamps.join(',')};${links.join('|')}` };
   }
 
   /**

@@ -118,6 +118,15 @@ describe('creating a page', () => {
     expect((await t.http.get('/api/pages/broken-frontmatter')).status).toBe(404);
   });
 
+  it('keeps the text and says why when the frontmatter is too large to parse quickly (422)', async () => {
+    const body = `---\nnotes: "${'n'.repeat(40 * 1024)}"\n---\nMy precious paragraph under an oversized frontmatter.`;
+    const res = await submit('/page', { title: 'Oversized Frontmatter', body });
+    expect(res.status).toBe(422);
+    expect(html(res)).toContain('may hold at most 32 KB');
+    expect(textareaValue(html(res), 'body')).toBe(body);
+    expect((await t.http.get('/api/pages/oversized-frontmatter')).status).toBe(404);
+  });
+
   it('keeps the text when the title is already taken (409)', async () => {
     await createPage('Taken Title', 'The original.');
     const res = await submit('/page', { title: 'Taken Title', body: 'A second attempt with <b>markup</b> & ampersands.' });

@@ -1,8 +1,6 @@
 // @module-tag slow (compiles the server and starts and kills its processes): `npm run test:fast` leaves it out; docs/testing.md
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.setup.js';
@@ -10,7 +8,8 @@ import { ApiTokensService } from '../../src/auth/api-tokens.service.js';
 import { UsersService } from '../../src/auth/users.service.js';
 import type { KurateConfig } from '../../src/config/kurate-config.js';
 import { closedPort } from '../support/cli.js';
-import { ARTIFACTS_DIR, REPO_ROOT, realPostgresUrl } from '../support/database.js';
+import { realPostgresUrl } from '../support/database.js';
+import { ensureServerBuilt } from '../support/server-process.js';
 import { freshTestConfig } from '../support/test-app.js';
 
 /**
@@ -18,19 +17,6 @@ import { freshTestConfig } from '../support/test-app.js';
  * priority, so that extraction yields to readers (issue 18). On the embedded database the one process works them
  * itself (and KURATE_WORKER_PROCESS=true is refused: test/unit/kg-config.test.ts).
  */
-const run = promisify(execFile);
-const BUILD = path.join(ARTIFACTS_DIR, `worker-server-${process.env.KURATE_TEST_RUN_ID ?? 'local'}`);
-
-async function ensureServerBuilt(): Promise<string> {
-  const entry = path.join(BUILD, 'dist/main.js');
-  if (existsSync(entry)) return entry;
-  mkdirSync(BUILD, { recursive: true });
-  await run('npx', ['tsc', '-p', 'tsconfig.json', '--outDir', path.join(BUILD, 'dist')], { cwd: REPO_ROOT });
-  for (const folder of ['migrations', 'views', 'public']) {
-    if (!existsSync(path.join(BUILD, folder))) symlinkSync(path.join(REPO_ROOT, folder), path.join(BUILD, folder));
-  }
-  return entry;
-}
 
 /** A process's nice value (field 19 of /proc/PID/stat), or null once it is gone. */
 function niceOf(pid: number): number | null {

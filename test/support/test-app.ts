@@ -56,13 +56,14 @@ export function someIp(): string {
 
 /**
  * What every test app runs with unless its test says otherwise. The tests run the TypeScript sources, which have no
- * compiled worker module for the built-in extractor's threads: it runs on the main thread (the same code;
- * test/unit/builtin-extractor-threads.test.ts compiles the worker and runs it in threads). Passwords are hashed with
+ * compiled worker module for the built-in extractor's threads, nor for the Markdown threads: both run on the main
+ * thread (the same code; test/unit/builtin-extractor-threads.test.ts and test/e2e/render-stall.test.ts run the compiled
+ * workers). Passwords are hashed with
  * argon2id at its smallest cost: at the default (64 MiB, 3 passes) each app start, test user and login cost a second
  * of CPU, and the cost is a parameter stored in each hash (test/unit/auth-password-hasher.test.ts covers it).
  */
 // Files go to the test database (never to ./data/attachments of the checkout); store tests choose theirs.
-const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0', KURATE_PASSWORD_HASH_COST: 'm=1024,t=1,p=1', KURATE_ATTACHMENTS_STORE: 'database' };
+const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0', KURATE_RENDER_THREADS: '0', KURATE_PASSWORD_HASH_COST: 'm=1024,t=1,p=1', KURATE_ATTACHMENTS_STORE: 'database' };
 
 /**
  * Builds the configuration a test runs with: a fresh database of its own, quiet logs. `database: 'embedded'` asks for

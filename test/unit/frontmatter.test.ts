@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   aliasesOf,
+  frontmatterBeyondBounds,
+  MAX_FRONTMATTER_CHARS,
   clustersOf,
   FrontmatterError,
   parseFrontmatter,
@@ -301,5 +303,25 @@ describe('list helpers', () => {
     tagsOf(frontmatter).push('b');
     clustersOf(frontmatter).push('d');
     expect(frontmatter).toEqual({ tags: ['a'], cluster: ['c'] });
+  });
+});
+
+describe('frontmatterBeyondBounds', () => {
+  it('passes ordinary frontmatter, pages without any, and a body that nests deeply', () => {
+    expect(frontmatterBeyondBounds('---\ntitle: A\ntags: [a, [b, c]]\n---\nBody')).toBeNull();
+    expect(frontmatterBeyondBounds('No frontmatter [[[[[[')).toBeNull();
+    expect(frontmatterBeyondBounds(`---\ntitle: A\n---\n${'['.repeat(1000)}`)).toBeNull();
+  });
+
+  it('names the size of a block over the limit, and the limit', () => {
+    const big = `---\nnotes: "${'x'.repeat(MAX_FRONTMATTER_CHARS)}"\n---\nBody`;
+    expect(frontmatterBeyondBounds(big)).toBe("The frontmatter is 33 KB; a page's frontmatter may hold at most 32 KB. Move long values into the page body.");
+    expect(frontmatterBeyondBounds(`---\nnotes: "${'x'.repeat(MAX_FRONTMATTER_CHARS - 20)}"\n---\n`)).toBeNull();
+  });
+
+  it('refuses flow collections nested deeper than 64 levels, counting closed ones out', () => {
+    expect(frontmatterBeyondBounds(`---\nk: ${'['.repeat(64)}${']'.repeat(64)}\n---\n`)).toBeNull();
+    expect(frontmatterBeyondBounds(`---\nk: ${'[{'.repeat(33)}\n---\n`)).toMatch(/deeper than 64 levels/);
+    expect(frontmatterBeyondBounds(`---\n${'k: [[1], [2]]\n'.repeat(100)}---\n`)).toBeNull();
   });
 });

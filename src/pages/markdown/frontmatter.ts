@@ -51,16 +51,49 @@ const NORMALISERS: Record<string, Normaliser> = {
 };
 
 export function parseFrontmatter(source: string): ParsedSource {
+  const split = splitFrontmatter(source);
+  if (split.yaml === null) return { frontmatter: {}, body: split.body, hasFrontmatter: false };
+  return { frontmatter: parseYaml(split.yaml), body: split.body, hasFrontmatter: true };
+}
+
+/** The YAML between the fences (null when there is no frontmatter block) and the body after them. */
+function splitFrontmatter(source: string): { yaml: string | null; body: string } {
   const text = source.startsWith(BOM) ? source.slice(1) : source;
   const opening = OPENING_FENCE.exec(text);
   const closing = opening && CLOSING_FENCE.exec(text.slice(opening[0].length));
   // An unclosed `---` at the top is a Markdown thematic break, so the whole text is body rather than an error.
-  if (!opening || !closing) return { frontmatter: {}, body: text, hasFrontmatter: false };
-
+  if (!opening || !closing) return { yaml: null, body: text };
   const yamlStart = opening[0].length;
-  const yamlText = text.slice(yamlStart, yamlStart + closing.index);
-  const body = text.slice(yamlStart + closing.index + closing[0].length);
-  return { frontmatter: parseYaml(yamlText), body, hasFrontmatter: true };
+  return { yaml: text.slice(yamlStart, yamlStart + closing.index), body: text.slice(yamlStart + closing.index + closing[0].length) };
+}
+
+/**
+ * The largest frontmatter block a page may have. Real vaults keep a few hundred bytes there; YAML parsing costs
+ * about 2 ms per kilobyte on the main thread, so a 900 KB block held every request for seconds (issue 18 part 4).
+ */
+export const MAX_FRONTMATTER_CHARS = 32 * 1024;
+/** The deepest nesting of `[` and `{` a frontmatter block may have (YAML's parser recurses per level). */
+export const MAX_FRONTMATTER_NESTING = 64;
+
+/**
+ * Why a page's frontmatter is beyond what Kurate parses (its size, or its nesting of flow collections), or null when
+ * it is within bounds: checked in one linear pass before any YAML parsing. Brackets inside quoted strings count too,
+ * which is only ever stricter.
+ */
+export function frontmatterBeyondBounds(source: string): string | null {
+  const { yaml } = splitFrontmatter(source);
+  if (yaml === null) return null;
+  if (yaml.length > MAX_FRONTMATTER_CHARS) {
+    return `The frontmatter is ${Math.ceil(yaml.length / 1024)} KB; a page's frontmatter may hold at most ${MAX_FRONTMATTER_CHARS / 1024} KB. Move long values into the page body.`;
+  }
+  let depth = 0;
+  for (let i = 0; i < yaml.length; i++) {
+    const c = yaml.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) {
+      if (++depth > MAX_FRONTMATTER_NESTING) return `The frontmatter nests lists or maps deeper than ${MAX_FRONTMATTER_NESTING} levels.`;
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return null;
 }
 
 function parseYaml(yamlText: string): PageFrontmatter {

@@ -1,3 +1,5 @@
+/// <reference path="./markdown-it-plugins.d.ts" />
+// (The reference lets a module that imports this one compile on its own: the worker threads' modules, test/support/cli.ts.)
 import { randomBytes } from 'node:crypto';
 import { tasklist } from '@mdit/plugin-tasklist';
 import katex from 'katex';

@@ -143,3 +143,20 @@ function percentDecode(text: string): string {
     return text;
   }
 }
+
+/** A page the body links to, as the Page Graph stores it (one row per distinct target). */
+export interface BodyLink {
+  kind: LinkKind;
+  target: string;
+  targetKey: string;
+  heading: string | null;
+}
+
+/** The distinct pages a body links to, in order of first appearance (one Page Graph edge per target). */
+export function outboundLinks(markdown: string): BodyLink[] {
+  const seen = new Map<string, BodyLink>();
+  for (const link of extractLinks(markdown)) {
+    if (link.key && !seen.has(link.key)) seen.set(link.key, { kind: link.kind, target: link.target, targetKey: link.key, heading: link.heading });
+  }
+  return [...seen.values()];
+}

@@ -1,0 +1,123 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Piscina } from 'piscina';
+import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
+import { ConfigError } from '../config/config-error.js';
+import { KurateConfig } from '../config/kurate-config.js';
+import { MarkdownRenderer, type RenderedMarkdown } from './markdown/markdown-renderer.js';
+import { referencesOf, renderRequest, renderSize, saveAnalysisOf, type MarkdownReferences, type MarkdownTask, type MarkdownTaskResult, type RenderRequest, type SaveAnalysis } from './markdown/markdown-tasks.js';
+
+/**
+ * Pages up to this many characters (with what they embed) render on the main thread: a few milliseconds, less than
+ * the hand-over to a thread would cost. Larger ones render in a worker thread, so that a page of a megabyte, or a
+ * table of 200,000 cells, never holds up the other requests (issue 18 part 4; bench/RESULTS.md).
+ */
+export const INLINE_RENDER_MAX_CHARS = 16_384;
+/** Large pages waiting for a thread; more gets a 503 rather than an ever longer wait. */
+const MAX_QUEUED = 64;
+/** Where the compiled worker module is, when not beside this module (tests that compile it themselves). */
+export const MARKDOWN_WORKER_FILE = Symbol('MARKDOWN_WORKER_FILE');
+const LATE = Symbol('late');
+
+/**
+ * Renders, sanitises and outlines page Markdown, and reads what a save or a preview needs from it (links, files):
+ * small pages here, large ones in worker threads (KURATE_RENDER_THREADS).
+ */
+@Injectable()
+export class MarkdownPool implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(MarkdownPool.name);
+  private readonly renderer = new MarkdownRenderer();
+  private readonly threads: number;
+  private readonly timeoutMs: number;
+  // Started on the first large page, so that a process that renders none (a worker) starts no thread.
+  private pool: Piscina<MarkdownTask, MarkdownTaskResult> | null = null;
+
+  private readonly workerFile: string;
+
+  constructor(config: KurateConfig, @Optional() @Inject(MARKDOWN_WORKER_FILE) workerFile?: string) {
+    this.threads = config.render.threads;
+    this.timeoutMs = config.render.timeoutMs;
+    this.workerFile = workerFile ?? compiledWorkerFile();
+  }
+
+  onModuleInit(): void {
+    if (this.threads > 0 && !existsSync(this.workerFile)) {
+      throw new ConfigError(`KURATE_RENDER_THREADS needs the compiled worker module ${this.workerFile}: build the server (npm run build), or set KURATE_RENDER_THREADS=0.`);
+    }
+  }
+
+  /** The page's HTML and outline. */
+  async render(request: RenderRequest): Promise<RenderedMarkdown> {
+    if (this.threads === 0 || renderSize(request) <= INLINE_RENDER_MAX_CHARS) return renderRequest(this.renderer, request);
+    return (await this.inThread({ kind: 'render', request }, renderSize(request))) as RenderedMarkdown;
+  }
+
+  /** The link keys and file targets of unsaved text (a preview resolves them before it renders). */
+  async references(markdown: string): Promise<MarkdownReferences> {
+    if (this.threads === 0 || markdown.length <= INLINE_RENDER_MAX_CHARS) return referencesOf(markdown);
+    return (await this.inThread({ kind: 'references', markdown }, markdown.length)) as MarkdownReferences;
+  }
+
+  /** The links and file references of a page's source being saved (its frontmatter already validated). */
+  async saveAnalysis(source: string): Promise<SaveAnalysis> {
+    if (this.threads === 0 || source.length <= INLINE_RENDER_MAX_CHARS) return saveAnalysisOf(source);
+    return (await this.inThread({ kind: 'save', source }, source.length)) as SaveAnalysis;
+  }
+
+  private async inThread(work: MarkdownTask, size: number): Promise<MarkdownTaskResult> {
+    for (let attempt = 0; ; attempt++) {
+      const pool = (this.pool ??= new Piscina({ filename: pathToFileURL(this.workerFile).href, minThreads: 1, maxThreads: this.threads, maxQueue: MAX_QUEUED, idleTimeout: 60_000 }));
+      if (pool.queueSize >= MAX_QUEUED) {
+        throw new DomainException(DomainErrorCode.Busy, 'The server is rendering many large pages at once; try again in a few seconds.');
+      }
+      const task = pool.run(work);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<typeof LATE>((resolve) => {
+        timer = setTimeout(() => resolve(LATE), this.timeoutMs);
+      });
+      try {
+        const outcome = await Promise.race([task, late]);
+        if (outcome !== LATE) return outcome;
+        // Its thread may never finish: the pool's threads end, and new work goes to a new pool.
+        this.retire(pool);
+        throw tooComplex(`took longer than ${this.timeoutMs / 1000} s to render (KURATE_RENDER_TIMEOUT_SECONDS)`);
+      } catch (error) {
+        if (error instanceof DomainException) throw error;
+        // Another page ran out of time and took this one's pool with it: once more, on the new pool.
+        if (pool !== this.pool && attempt === 0) continue;
+        // A thread that died (out of memory on a hostile page) is replaced by the pool.
+        const reason = error instanceof Error ? error.message : String(error);
+        this.logger.warn(`A page of ${size} characters failed to render in a worker thread: ${reason}`);
+        throw tooComplex(`could not be rendered (${reason})`);
+      } finally {
+        clearTimeout(timer);
+        task.catch(() => undefined);
+      }
+    }
+  }
+
+  /**
+   * Ends a pool's threads at once. An abort signal would end only the late task's thread, but piscina can then
+   * receive that task's answer from a thread it no longer knows (see BuiltinExtractor); a pool closed whole cannot.
+   */
+  private retire(pool: Piscina<MarkdownTask, MarkdownTaskResult>): void {
+    if (this.pool === pool) this.pool = null;
+    pool.close({ force: true }).catch((error: unknown) => this.logger.warn(`Closing a Markdown worker pool: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    const pool = this.pool;
+    this.pool = null;
+    await pool?.close({ force: true });
+  }
+}
+
+function tooComplex(what: string): DomainException {
+  return new DomainException(DomainErrorCode.TooComplex, `This page ${what}. Split it into smaller pages, or simplify its largest table or list.`);
+}
+
+/** The worker module beside this one in dist/ (the TypeScript sources the tests run have none). */
+function compiledWorkerFile(): string {
+  return fileURLToPath(new URL('./markdown/markdown.worker.js', import.meta.url));
+}

@@ -1,0 +1,73 @@
+import { extractFileReferences, extractFileTargets, type FileReference, type ResolvedFile } from './file-embeds.js';
+import { parseFrontmatter } from './frontmatter.js';
+import { stripComments } from './obsidian-syntax.js';
+import { extractLinks, outboundLinks, type BodyLink } from './wikilinks.js';
+import type { MarkdownRenderer, RenderedMarkdown, ResolvedTarget } from './markdown-renderer.js';
+import { startTransclusion, type EmbeddedPage } from './transclusion.js';
+
+/**
+ * Everything one rendering needs, as plain data: what the database said about the page's links, embeds and files,
+ * resolved beforehand. It crosses to a worker thread as it is (structured clone), so a large page renders there.
+ */
+export interface RenderRequest {
+  /** The page body without frontmatter. */
+  markdown: string;
+  /** Link key → the page it resolves to, or null for a broken link. */
+  links: [key: string, target: ResolvedTarget | null][];
+  /** The pages it embeds (`![[Note]]`), by link key; null when it embeds none. */
+  embeds: { hostSlug: string; pages: [key: string, page: EmbeddedPage][] } | null;
+  /** Stored files it references, by normalised target. */
+  files: [target: string, file: ResolvedFile][];
+}
+
+/** The characters a rendering works through: the page and every page it embeds. */
+export function renderSize(request: RenderRequest): number {
+  return request.markdown.length + (request.embeds?.pages.reduce((sum, [, page]) => sum + page.markdown.length, 0) ?? 0);
+}
+
+/** Renders a request with `renderer`: the same code on the main thread and in a worker thread. */
+export function renderRequest(renderer: MarkdownRenderer, request: RenderRequest): RenderedMarkdown {
+  const links = new Map(request.links);
+  const files = new Map(request.files);
+  const embedded = request.embeds && new Map(request.embeds.pages);
+  const transclusion = request.embeds && embedded ? startTransclusion(request.embeds.hostSlug, (link) => embedded.get(link.key) ?? null) : undefined;
+  return renderer.render(request.markdown, (link) => links.get(link.key) ?? null, { transclusion, resolveFile: (target) => files.get(target) ?? null });
+}
+
+/** What a preview asks of unsaved text before it can resolve anything: the link keys and file targets in it. */
+export interface MarkdownReferences {
+  linkKeys: string[];
+  fileTargets: string[];
+}
+
+export function referencesOf(markdown: string): MarkdownReferences {
+  return { linkKeys: [...new Set(extractLinks(markdown).map((link) => link.key))], fileTargets: extractFileTargets(markdown) };
+}
+
+/** What a save reads from a page's source (validated already) besides its frontmatter: its links and its files. */
+export interface SaveAnalysis {
+  /** The pages it links to, comments left out (the Page Graph's rows). */
+  links: BodyLink[];
+  /** Its file references, in document order (the attachments' rows). */
+  fileReferences: FileReference[];
+}
+
+export function saveAnalysisOf(source: string): SaveAnalysis {
+  const { body: markdown } = parseFrontmatter(source);
+  return { links: outboundLinks(stripComments(markdown)), fileReferences: extractFileReferences(markdown) };
+}
+
+/** One piece of work for a Markdown worker thread. */
+export type MarkdownTask = { kind: 'render'; request: RenderRequest } | { kind: 'references'; markdown: string } | { kind: 'save'; source: string };
+export type MarkdownTaskResult = RenderedMarkdown | MarkdownReferences | SaveAnalysis;
+
+export function markdownTask(renderer: MarkdownRenderer, task: MarkdownTask): MarkdownTaskResult {
+  switch (task.kind) {
+    case 'render':
+      return renderRequest(renderer, task.request);
+    case 'references':
+      return referencesOf(task.markdown);
+    case 'save':
+      return saveAnalysisOf(task.source);
+  }
+}
