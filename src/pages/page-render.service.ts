@@ -29,7 +29,8 @@ export class PageRenderService {
 
   async render(page: PageEntity): Promise<RenderedMarkdown> {
     const markdown = parseFrontmatter(page.body).body;
-    const [outbound, embedded, files] = await Promise.all([this.links.outbound(page.id), this.transclusions.context(page.slug, markdown), this.files.filesOf(page.id)]);
+    const [outbound, embedded, ownFiles] = await Promise.all([this.links.outbound(page.id), this.transclusions.context(page.slug, markdown), this.files.filesOf(page.id)]);
+    const files = await this.withEmbeddedFiles(ownFiles, embedded);
     const resolved = new Map<string, ResolvedTarget | null>(embedded?.resolved ?? []);
     for (const link of outbound) resolved.set(link.targetKey, link.page ? { slug: link.page.slug, title: link.page.title } : null);
     const cacheKey = [
@@ -50,10 +51,25 @@ export class PageRenderService {
   async preview(body: string, viewer: Actor): Promise<RenderedMarkdown> {
     const { body: markdown } = parsePageSource(body);
     const { linkKeys, fileTargets } = await this.markdown.references(markdown);
-    const [targets, embedded, files] = await Promise.all([this.links.resolveKeys(linkKeys), this.transclusions.context('', markdown), this.files.resolve(fileTargets, viewer)]);
+    const [targets, embedded, ownFiles] = await Promise.all([this.links.resolveKeys(linkKeys), this.transclusions.context('', markdown), this.files.resolve(fileTargets, viewer)]);
+    const files = await this.withEmbeddedFiles(ownFiles, embedded);
     const resolved = new Map<string, ResolvedTarget | null>(embedded?.resolved ?? []);
     for (const [key, target] of targets) resolved.set(key, target);
     return this.markdown.render(renderRequestOf(markdown, resolved, embedded, files));
+  }
+
+  /**
+   * The page's own files and those of the pages it embeds (an image inside an embedded section shows as it does at
+   * its source): each reference resolves as in the page that holds it, the host's own first where both name a target.
+   */
+  private async withEmbeddedFiles<F extends ResolvedFile>(own: Map<string, F>, embedded: TransclusionContext | null): Promise<Map<string, ResolvedFile>> {
+    const ids = [...new Set([...(embedded?.pages.values() ?? [])].map((page) => page.id).filter((id): id is string => id !== undefined))];
+    if (ids.length === 0) return own;
+    const files = new Map<string, ResolvedFile>(own);
+    for (const theirs of await Promise.all(ids.map((id) => this.files.filesOf(id)))) {
+      for (const [target, file] of theirs) if (!files.has(target)) files.set(target, file);
+    }
+    return files;
   }
 }
 

@@ -64,7 +64,7 @@ export class TransclusionService {
       const next = new Set<string>();
       for (const row of rows) {
         const parsed = this.parse(row);
-        byKey.set(row.key, { slug: row.slug, title: row.title, markdown: parsed.markdown });
+        byKey.set(row.key, { id: row.id, slug: row.slug, title: row.title, markdown: parsed.markdown });
         parsed.links.forEach((key) => innerKeys.add(key));
         stamps.push(`${row.key}=${row.id}@${row.version}`);
         for (const key of parsed.embeds) if (!seen.has(key)) next.add(key);

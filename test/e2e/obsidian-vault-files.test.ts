@@ -54,11 +54,12 @@ describe('an Obsidian vault with its files, through kurate import and export', (
 
   it('renders the files the notes embed next to the embedded sections, blocks and the Obsidian syntax', async () => {
     const digest = await html('digest');
-    expect(digest).toContain('src="/files/attachments/orchard-map.png" alt="orchard-map.png" width="120"');
     expect(digest).toContain('src="/files/attachments/planting-plan.pdf"');
     expect(digest).toContain('src="/files/attachments/logo.svg"');
     // The section and the block it embeds, with their own syntax rendered.
     expect(digest).toContain('<h2 id="orchard">Orchard</h2>\n<p>An orchard is a planted grove of fruit trees');
+    // A file only the embedded section references (the Glossary's) shows inside the embed, as at its source.
+    expect(digest).toMatch(/<div class="transclusion-content">\n<h2 id="orchard">Orchard<\/h2>\n<p>An orchard[^<]*<\/p>\n<p><img class="file-embed file-embed-image" src="\/files\/attachments\/orchard-map.png" alt="orchard-map.png" width="60" \/><\/p>/);
     expect(digest).toContain('<p id="^pollen-fact">Pollination moves pollen between blossoms, mostly by bees.</p>');
     expect(digest).not.toMatch(/%%|==|bees\. \^pollen-fact/);
     const welcome = await html('welcome');

@@ -12,6 +12,8 @@ import { extractLinks, type ParsedLink } from './wikilinks.js';
 export const MAX_TRANSCLUSION_DEPTH = 4;
 
 export interface EmbeddedPage {
+  /** The page's id, when it came from the database (its files are looked up by it). */
+  id?: string;
   slug: string;
   title: string;
   /** The page's Markdown without frontmatter. */
