@@ -34,15 +34,17 @@ export class MarkdownPool implements OnModuleInit, OnApplicationShutdown {
   private pool: Piscina<MarkdownTask, MarkdownTaskResult> | null = null;
 
   private readonly workerFile: string;
+  private readonly explicitThreads: boolean;
 
   constructor(config: KurateConfig, @Optional() @Inject(MARKDOWN_WORKER_FILE) workerFile?: string) {
-    this.threads = config.render.threads;
-    this.timeoutMs = config.render.timeoutMs;
     this.workerFile = workerFile ?? compiledWorkerFile();
+    this.explicitThreads = config.render.threads !== null;
+    this.threads = config.render.threads ?? (existsSync(this.workerFile) ? 1 : 0);
+    this.timeoutMs = config.render.timeoutMs;
   }
 
   onModuleInit(): void {
-    if (this.threads > 0 && !existsSync(this.workerFile)) {
+    if (this.explicitThreads && this.threads > 0 && !existsSync(this.workerFile)) {
       throw new ConfigError(`KURATE_RENDER_THREADS needs the compiled worker module ${this.workerFile}: build the server (npm run build), or set KURATE_RENDER_THREADS=0.`);
     }
   }

@@ -38,7 +38,8 @@ describe('configuration', () => {
   });
 
   it('reads the Markdown threads and their time limit, and refuses values out of range', () => {
-    expect(loadConfig({}).render).toEqual({ threads: 1, timeoutMs: 20_000 });
+    // Unset: 1 thread where the compiled worker module is (the built server), else 0 (test/unit/markdown-pool.test.ts).
+    expect(loadConfig({}).render).toEqual({ threads: null, timeoutMs: 20_000 });
     expect(loadConfig({ KURATE_RENDER_THREADS: '0', KURATE_RENDER_TIMEOUT_SECONDS: '2.5' }).render).toEqual({ threads: 0, timeoutMs: 2500 });
     expect(() => loadConfig({ KURATE_RENDER_THREADS: '40' })).toThrow(/KURATE_RENDER_THREADS must not be greater than 16/);
     expect(() => loadConfig({ KURATE_RENDER_TIMEOUT_SECONDS: '0' })).toThrow(ConfigError);

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainErrorCode, DomainException } from '../../src/common/domain.exception.js';
-import { loadConfig } from '../../src/config/kurate-config.js';
+import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
 import { INLINE_RENDER_MAX_CHARS, MarkdownPool } from '../../src/pages/markdown-pool.js';
 import type { RenderRequest } from '../../src/pages/markdown/markdown-tasks.js';
 import { ensureCompiled } from '../support/cli.js';
@@ -46,6 +46,15 @@ describe('MarkdownPool: large pages in a worker thread (KURATE_RENDER_THREADS)',
   }, 120_000);
   afterAll(async () => {
     await Promise.all([threaded?.onApplicationShutdown(), impatient?.onApplicationShutdown()]);
+  });
+
+  it('refuses KURATE_RENDER_THREADS without the compiled worker at boot; unset, it renders on the main thread there', async () => {
+    const missing = path.join(FOAM_DOCS, 'no-such-worker.js');
+    expect(() => new MarkdownPool(loadConfig({ KURATE_RENDER_THREADS: '1' }), missing).onModuleInit()).toThrow(ConfigError);
+    expect(() => new MarkdownPool(loadConfig({ KURATE_RENDER_THREADS: '1' }), missing).onModuleInit()).toThrow(/KURATE_RENDER_THREADS needs the compiled worker module .*no-such-worker\.js: build the server \(npm run build\), or set KURATE_RENDER_THREADS=0/);
+    const unset = new MarkdownPool(loadConfig({}), missing);
+    unset.onModuleInit();
+    expect((await unset.render(requestFor(largePage()))).html).toContain('<p>Resource filters can be passed to some Foam commands');
   });
 
   it('renders a large page in a thread exactly as on the main thread: links, embeds, files, outline', async () => {
