@@ -1,23 +1,13 @@
 // @module-tag slow (runs bin/kurate processes): `npm run test:fast` leaves it out; docs/testing.md
-import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCliBuilt, filesUnder, kurate, type CliTarget } from '../support/cli.js';
+import { ensureCliBuilt, filesUnder, kurate, treeOf, type CliTarget } from '../support/cli.js';
 import { ATTACHMENT_FIXTURES } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const MAX_BYTES = 16 * 1024;
-
-/** Every file under a folder, by `/`-separated relative path, with its SHA-256. */
-function treeOf(dir: string): Record<string, string> {
-  return Object.fromEntries(
-    filesUnder(dir)
-      .map((file) => [path.relative(dir, file).split(path.sep).join('/'), createHash('sha256').update(readFileSync(file)).digest('hex')] as const)
-      .sort(([a], [b]) => (a < b ? -1 : 1)),
-  );
-}
 
 /** The bytes of a vault's attachments (what import uploads): every file but Markdown and dot folders. */
 function treeBytes(dir: string): number {

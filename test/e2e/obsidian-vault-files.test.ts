@@ -1,10 +1,9 @@
 // @module-tag slow (runs bin/kurate processes): `npm run test:fast` leaves it out; docs/testing.md
-import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureCliBuilt, filesUnder, kurate, type CliTarget } from '../support/cli.js';
+import { ensureCliBuilt, kurate, treeOf, type CliTarget } from '../support/cli.js';
 import { OBSIDIAN_VAULT } from '../support/fixtures.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -13,14 +12,6 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * callouts, highlights, comments, block ids, section and block embeds, tags, footnotes and math, and the image, PDF
  * and script-carrying SVG they embed. Then its HTML, search, the files as served, and `kurate export` byte for byte.
  */
-function treeOf(dir: string): Record<string, string> {
-  return Object.fromEntries(
-    filesUnder(dir)
-      .map((file) => [path.relative(dir, file).split(path.sep).join('/'), createHash('sha256').update(readFileSync(file)).digest('hex')] as const)
-      .sort(([a], [b]) => (a < b ? -1 : 1)),
-  );
-}
-
 describe('an Obsidian vault with its files, through kurate import and export', () => {
   let t: TestApp;
   let server: CliTarget;

@@ -1,5 +1,6 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -165,6 +166,15 @@ export async function withLock(work: () => Promise<void>): Promise<void> {
 }
 
 /** Every file under a folder, recursively. */
+/** Every file under a folder, by `/`-separated relative path, with its SHA-256: two trees compare byte for byte. */
+export function treeOf(dir: string): Record<string, string> {
+  return Object.fromEntries(
+    filesUnder(dir)
+      .map((file) => [path.relative(dir, file).split(path.sep).join('/'), createHash('sha256').update(readFileSync(file)).digest('hex')] as const)
+      .sort(([a], [b]) => (a < b ? -1 : 1)),
+  );
+}
+
 export function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
