@@ -66,9 +66,11 @@ describe('extraction call limits of the Ollama backend (fake server)', () => {
       // arrived): the first 60 went at once, the 61st waited a second for a token, the 62nd another.
       const sorted = [...arrivals].sort((a, b) => a - b);
       const after = sorted.map((at) => at - sorted[0]);
-      // (Margins for a busy machine: the calls' own latency shifts arrivals by some tens of milliseconds.)
+      // (Margins for a busy machine: the calls' own latency shifts arrivals by some tens of milliseconds, and the
+      // first arrival itself can come a quarter of a second after the bucket emptied: 755 ms was seen at load ~4.
+      // The spacing proper is the gap from the 61st to the 62nd.)
       expect(after[59]).toBeLessThan(800);
-      expect(after[60]).toBeGreaterThanOrEqual(800);
+      expect(after[60]).toBeGreaterThanOrEqual(600);
       expect(after[61]).toBeGreaterThanOrEqual(1700);
       expect(after[61] - after[60]).toBeGreaterThanOrEqual(800);
     }, 20_000);
