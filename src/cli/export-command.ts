@@ -1,10 +1,11 @@
 import { lstat, mkdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkedAttachmentPath } from '../attachments/attachment-paths.js';
+import { checkedAttachmentPath, vaultPagePathProblem } from '../attachments/attachment-paths.js';
 import { isSafeSlug } from '../pages/markdown/slug.js';
 import { fileNameOfTitle } from './file-names.js';
 import { CliError, KurateClient } from './kurate-client.js';
 import { isInside } from './vault-files.js';
+import { withoutCluster } from './vault-pages.js';
 
 export interface ApiPage {
   slug: string;
@@ -15,6 +16,10 @@ export interface ApiPage {
   tags: string[];
   version: number;
   updatedAt: string;
+  /** Where import found the note in its vault (null: made in the wiki, or renamed or moved since). */
+  vaultPath?: string | null;
+  /** The `cluster:` line import added for the note's folder. */
+  vaultCluster?: string | null;
 }
 
 interface PageList {
@@ -126,17 +131,14 @@ function planAttachments(files: ApiAttachment[], pages: { path: string; title: s
   return files;
 }
 
+/**
+ * Where each page goes, and with what text. An imported note goes back to its path in the vault, without the
+ * `cluster:` line import added for its folder; any other page to `<cluster>/<title>.md` with its stored source.
+ */
 function planFiles(pages: ApiPage[]): (ExportedFile & { title: string; body: string })[] {
   const byKey = new Map<string, ApiPage>();
   return pages.map((page) => {
-    const folders = page.cluster ? page.cluster.split('/') : [];
-    // The server only stores slug paths as clusters; checking again keeps a path like `../x` out of the file system.
-    if (!folders.every(isSafeSlug)) throw new CliError(`The page "${page.title}" has a cluster that is not a safe folder name: "${page.cluster}".`);
-    const fileName = `${fileNameOfTitle(page.title)}.md`;
-    if (Buffer.byteLength(fileName) > MAX_FILE_NAME_BYTES) {
-      throw new CliError(`The title of "${page.slug}" is too long for a file name (${Buffer.byteLength(fileName)} bytes once encoded; file systems allow ${MAX_FILE_NAME_BYTES}). Nothing was written.`);
-    }
-    const filePath = [...folders, fileName].join('/');
+    const { path: filePath, body } = vaultFileOf(page) ?? { path: clusterFileOf(page), body: page.body };
     // Compared case-insensitively: macOS and Windows file systems would make the two one file.
     const key = filePath.normalize('NFC').toLowerCase();
     const other = byKey.get(key);
@@ -144,6 +146,23 @@ function planFiles(pages: ApiPage[]): (ExportedFile & { title: string; body: str
       throw new CliError(`The pages "${other.title}" (${other.slug}) and "${page.title}" (${page.slug}) would both be written to ${filePath}; rename one of them. Nothing was written.`);
     }
     byKey.set(key, page);
-    return { slug: page.slug, title: page.title, body: page.body, path: filePath };
+    return { slug: page.slug, title: page.title, body, path: filePath };
   });
+}
+
+function vaultFileOf(page: ApiPage): { path: string; body: string } | null {
+  // The server keeps only safe relative paths; checking again keeps a path like `../x` out of the file system.
+  if (!page.vaultPath || vaultPagePathProblem(page.vaultPath) !== null) return null;
+  return { path: page.vaultPath, body: page.vaultCluster ? withoutCluster(page.body, page.vaultCluster) : page.body };
+}
+
+function clusterFileOf(page: ApiPage): string {
+  const folders = page.cluster ? page.cluster.split('/') : [];
+  // The server only stores slug paths as clusters; checking again keeps a path like `../x` out of the file system.
+  if (!folders.every(isSafeSlug)) throw new CliError(`The page "${page.title}" has a cluster that is not a safe folder name: "${page.cluster}".`);
+  const fileName = `${fileNameOfTitle(page.title)}.md`;
+  if (Buffer.byteLength(fileName) > MAX_FILE_NAME_BYTES) {
+    throw new CliError(`The title of "${page.slug}" is too long for a file name (${Buffer.byteLength(fileName)} bytes once encoded; file systems allow ${MAX_FILE_NAME_BYTES}). Nothing was written.`);
+  }
+  return [...folders, fileName].join('/');
 }

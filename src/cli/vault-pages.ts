@@ -7,6 +7,8 @@ export interface ImportPage {
   path: string;
   title: string;
   body: string;
+  /** The cluster whose `cluster:` line was added to the body for the file's folder (export leaves it out again). */
+  addedCluster?: string;
 }
 
 export interface VaultSource {
@@ -59,6 +61,29 @@ export function withCluster(source: string, cluster: string): string {
   return candidates.find(readsBack) ?? serializeFrontmatter({ ...parsed.frontmatter, cluster }, parsed.body);
 }
 
+/**
+ * The source as it was before `withCluster(source, cluster)` added its line, or the source itself when that line is
+ * not what withCluster adds there (an author's own `cluster:` line is kept): the inverse `kurate export` applies to a
+ * note that import gave its folder's cluster, so that the vault comes back byte for byte.
+ */
+export function withoutCluster(source: string, cluster: string): string {
+  const bom = source.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const candidates: string[] = [];
+  for (const line of [`cluster: ${cluster}`, `cluster: ${JSON.stringify(cluster)}`]) {
+    for (const eol of ['\n', '\r\n']) {
+      // A block of its own, added to a note that had no frontmatter.
+      const block = `${bom}---${eol}${line}${eol}---${eol}`;
+      if (source.startsWith(block)) candidates.push(bom + source.slice(block.length));
+      // A line at the top of the note's own block.
+      const fence = /^\uFEFF?---[ \t]*(\r?\n)/.exec(source);
+      if (fence && source.startsWith(`${line}${fence[1]}`, fence[0].length)) {
+        candidates.push(fence[0] + source.slice(fence[0].length + line.length + fence[1].length));
+      }
+    }
+  }
+  return candidates.find((original) => withCluster(original, cluster) === source) ?? source;
+}
+
 interface Candidate extends ImportPage {
   frontmatterTitle: string | undefined;
   slug: string;
@@ -95,7 +120,9 @@ export function pagesOfVault(sources: VaultSource[]): { pages: ImportPage[]; rej
     }
   }
   return {
-    pages: candidates.filter((c) => !rejectedPaths.has(c.path)).map(({ path, title, body }) => ({ path, title, body })),
+    pages: candidates.filter((c) => !rejectedPaths.has(c.path)).map(({ path, title, body, addedCluster }) => ({
+      path, title, body, ...(addedCluster !== undefined ? { addedCluster } : {}),
+    })),
     rejected: [...rejectedPaths].map(([path, reason]) => ({ path, reason })),
   };
 }
@@ -105,10 +132,12 @@ function candidateOf({ relativePath, source }: VaultSource): Candidate {
   const title = titleOfFileName(segments[segments.length - 1]);
   const cluster = clusterOfPath(relativePath);
   const frontmatterTitle = frontmatterTitleOf(source);
+  const body = cluster ? withCluster(source, cluster) : source;
   return {
     path: relativePath,
     title,
-    body: cluster ? withCluster(source, cluster) : source,
+    body,
+    ...(cluster && body !== source ? { addedCluster: cluster } : {}),
     frontmatterTitle,
     slug: pageSlug((frontmatterTitle ?? title).trim()),
     folders: segments.slice(0, -1),

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { vaultPagePathProblem } from '../attachments/attachment-paths.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Actor } from '../auth/actor.js';
 import type { RequestOrigin } from '../auth/users.service.js';
@@ -10,7 +11,7 @@ import { FrontmatterError, parseFrontmatter } from './markdown/frontmatter.js';
 import { pageSlug } from './markdown/slug.js';
 import { PageGraphService } from './page-graph.service.js';
 import type { PageEntity } from './page.entity.js';
-import { PagesService } from './pages.service.js';
+import { PagesService, type VaultOrigin } from './pages.service.js';
 
 /**
  * Imports a batch of Markdown files (from a vault) as pages: creates new ones, updates changed ones, leaves identical
@@ -83,15 +84,22 @@ export class PageImportService {
       const message = importMessage(path);
       // An old slug that redirects to a renamed page is free: the file is a page of its own.
       const current = existing.get(slug);
+      const origin = vaultOriginOf(input);
       if (!current) {
-        await this.pages.create({ title: input.title, body: input.body, message }, actor);
+        const page = await this.pages.create({ title: input.title, body: input.body, message }, actor);
+        await this.pages.recordVaultOrigin(page.id, origin);
         return { path, slug, status: 'created' };
       }
-      if (current.body === input.body && current.title === title) return { path, slug, status: 'unchanged' };
+      if (current.body === input.body && current.title === title) {
+        // Moved in the vault, same text: no revision, but export now writes it to its new place.
+        await this.pages.recordVaultOrigin(current.id, origin);
+        return { path, slug, status: 'unchanged' };
+      }
       const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);
       // A save keeps the stored title unless the frontmatter names one, so a file renamed only in letter case
       // ("foo.md" → "Foo.md", same slug) needs a rename to carry its new title.
       if (page.title !== title) await this.pages.rename(slug, title, { rewriteLinks: false }, actor);
+      await this.pages.recordVaultOrigin(page.id, origin);
       return { path, slug, status: 'updated' };
     } catch (error) {
       return { path, slug, status: 'failed', error: this.reasonOf(error, path) };
@@ -104,6 +112,17 @@ export class PageImportService {
     this.logger.error(`Import of "${path}" failed [${correlationId}]`, error instanceof Error ? error.stack : String(error));
     return `Something went wrong on our side saving this page; the error has been logged (${correlationId}).`;
   }
+}
+
+/**
+ * Where the note lives in its vault, kept for `kurate export` (migration 0023): its path when that is a safe relative
+ * Markdown path (anything else is still imported, and exports to `<cluster>/<title>.md`), and the `cluster:` line
+ * the CLI added for its folder, when that line is in the body sent.
+ */
+function vaultOriginOf(input: ImportPageDto): VaultOrigin {
+  if (vaultPagePathProblem(input.path) !== null) return { path: null, cluster: null };
+  const cluster = input.addedCluster !== undefined && input.body.includes(input.addedCluster) ? input.addedCluster : null;
+  return { path: input.path.normalize('NFC'), cluster };
 }
 
 /** The title a save will give the page: the frontmatter's `title:`, else the one sent (as PagesService decides). */

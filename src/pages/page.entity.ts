@@ -69,6 +69,14 @@ export class PageEntity {
   @Column('text', { name: 'updated_by' })
   updatedBy: string;
 
+  /** The note's path in the vault it was imported from (`Getting started/Index.md`): where `kurate export` writes it. */
+  @Column('text', { name: 'vault_path', nullable: true })
+  vaultPath: string | null;
+
+  /** The `cluster:` line `kurate import` added to the note for its folder (null: none), which export leaves out. */
+  @Column('text', { name: 'vault_cluster', nullable: true })
+  vaultCluster: string | null;
+
   @Column('timestamptz', { name: 'deleted_at', nullable: true })
   deletedAt: Date | null;
 

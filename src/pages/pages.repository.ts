@@ -105,12 +105,24 @@ export class PagesRepository {
     const [, affected]: [unknown[], number] = await db.query(
       `UPDATE pages SET slug = $1, title = $2, body = $3, frontmatter = $4, cluster = $5, clusters = $6, tags = $7,
               aliases = $8, page_type = $9, is_system = $10, link_keys = $11, content_hash = $12, updated_by = $13,
-              search = ${SEARCH_VECTOR}, version = version + 1, updated_at = now()
+              search = ${SEARCH_VECTOR}, version = version + 1, updated_at = now(),
+              -- Renamed, or moved to another cluster: the vault's path and cluster line no longer say where it is.
+              vault_path = CASE WHEN title = $2 AND cluster IS NOT DISTINCT FROM $5 THEN vault_path END,
+              vault_cluster = CASE WHEN title = $2 AND cluster IS NOT DISTINCT FROM $5 THEN vault_cluster END
         WHERE id = $15 AND version = $16 AND deleted_at IS NULL`,
       [page.slug, page.title, page.body, page.frontmatter, page.cluster, page.clusters, page.tags, page.aliases,
         page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, id, baseVersion],
     );
     return affected === 1;
+  }
+
+  /** Where an imported page lives in its vault (migration 0023); a no-op when it is already recorded so. */
+  async setVaultOrigin(id: string, vaultPath: string | null, vaultCluster: string | null, db: EntityManager | DataSource = this.dataSource): Promise<void> {
+    await db.query(
+      `UPDATE pages SET vault_path = $2, vault_cluster = $3
+        WHERE id = $1 AND (vault_path, vault_cluster) IS DISTINCT FROM ($2, $3)`,
+      [id, vaultPath, vaultCluster],
+    );
   }
 
   /** Live and trashed pages in id order after `afterId`, with what indexing them takes (a restore rebuilds them). */

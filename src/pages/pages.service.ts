@@ -32,6 +32,12 @@ export interface UpdatePageInput {
   message?: string;
 }
 
+/** Where an imported note lives in its vault: its path, and the `cluster:` line import added for its folder. */
+export interface VaultOrigin {
+  path: string | null;
+  cluster: string | null;
+}
+
 export interface SaveResult {
   page: PageEntity;
   /** False when the save changed nothing (same text): no revision is written. */
@@ -152,6 +158,11 @@ export class PagesService {
       await this.links.reresolve(current.id, ownKeys, tx);
       return { page: await this.saved(current.id, 'renamed', tx), rewrittenPages };
     });
+  }
+
+  /** Records where an imported page lives in its vault, so that `kurate export` writes it back there. */
+  async recordVaultOrigin(id: string, origin: VaultOrigin): Promise<void> {
+    await this.pages.setVaultOrigin(id, origin.path, origin.cluster);
   }
 
   async delete(slug: string, actor: Actor): Promise<void> {

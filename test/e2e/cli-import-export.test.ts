@@ -17,8 +17,9 @@ const CORPUS_FILES = 86;
 /** A running server, and an author's API token (sent as KURATE_TOKEN) for the CLI to use against it. */
 type Server = CliTarget;
 
+/** The Markdown files under a folder, by their paths inside it (`/`-separated). */
 function markdownFilesUnder(dir: string): string[] {
-  return filesUnder(dir).filter((file) => /\.(?:md|markdown)$/i.test(file));
+  return filesUnder(dir).filter((file) => /\.(?:md|markdown)$/i.test(file)).map((file) => path.relative(dir, file).split(path.sep).join('/'));
 }
 
 /** A wiki of its own for a test, and an author's token for the CLI to use against it. */
@@ -148,7 +149,7 @@ function countCorpusLinks(root: string): { resolved: number; broken: number } {
   let resolved = 0;
   let broken = 0;
   for (const file of files) {
-    for (const key of linkKeysOf(readFileSync(file, 'utf8'))) {
+    for (const key of linkKeysOf(readFileSync(path.join(root, file), 'utf8'))) {
       if (pageKeys.has(key)) resolved++;
       else broken++;
     }
@@ -177,7 +178,7 @@ describe('bin/kurate against a running server', () => {
   it('imports the Foam docs: every file becomes a page and the link counts match an independent count', async () => {
     expect(markdownFilesUnder(CORPUS)).toHaveLength(CORPUS_FILES);
     for (const file of markdownFilesUnder(CORPUS)) {
-      const frontmatter = /^---\n([\s\S]*?)\n---/.exec(readFileSync(file, 'utf8'))?.[1] ?? '';
+      const frontmatter = /^---\n([\s\S]*?)\n---/.exec(readFileSync(path.join(CORPUS, file), 'utf8'))?.[1] ?? '';
       expect(frontmatter, file).not.toMatch(/^(?:title|aliases):/m);
     }
 
@@ -231,11 +232,15 @@ describe('bin/kurate against a running server', () => {
     // The corpus's LICENSE is a file of the vault like any other: it comes back too.
     expect(result.stdout.trim()).toBe(`Exported ${CORPUS_FILES} pages and 1 file to ${exportDir}.`);
     expect(readFileSync(path.join(exportDir, 'LICENSE'))).toEqual(readFileSync(path.join(CORPUS, 'LICENSE')));
-    expect(markdownFilesUnder(exportDir)).toHaveLength(CORPUS_FILES);
-    expect(readFileSync(path.join(exportDir, 'user/features/wikilinks.md'), 'utf8')).toBe(
-      (await first.http.get('/api/pages/wikilinks').expect(200)).body.body,
-    );
-    expect(existsSync(path.join(exportDir, 'user/user%2Findex.md'))).toBe(true);
+    // Every note goes back to its path in the vault, as it was written: without the `cluster:` line import added
+    // for its folder (the stored page has it), and `user/index.md` under its own name (the wiki titles it
+    // `user/index`, as `index.md` at the root has the name).
+    expect(markdownFilesUnder(exportDir).sort()).toEqual(markdownFilesUnder(CORPUS).sort());
+    for (const file of markdownFilesUnder(CORPUS)) {
+      expect(readFileSync(path.join(exportDir, file), 'utf8'), file).toBe(readFileSync(path.join(CORPUS, file), 'utf8'));
+    }
+    expect((await first.http.get('/api/pages/wikilinks').expect(200)).body.body).toMatch(/^---\ncluster: user\/features\n/);
+    expect(existsSync(path.join(exportDir, 'user/index.md'))).toBe(true);
 
     // Exporting again would overwrite: refused, unless asked for.
     const again = await kurate(firstServer, 'export', exportDir);
@@ -282,7 +287,8 @@ describe('bin/kurate against a running server', () => {
     // And its export stays inside the export folder, whatever the title says.
     const exportDir = path.join(scratch, 'safe-export');
     expect((await kurate(thirdServer, 'export', exportDir)).code).toBe(0);
-    expect(readdirSync(exportDir).sort()).toEqual(['%2E.%2Foutside%2Fsecret.md', 'notes']);
+    // (The file goes back under the name it had in the vault.)
+    expect(readdirSync(exportDir).sort()).toEqual(['%2E%2E%2Foutside%2Fsecret.md', 'notes']);
     expect(readFileSync(path.join(outside, 'secret.md'), 'utf8')).toBe('TOP SECRET');
     // Round trip of that title too.
     const reimport = await kurate(thirdServer, 'import', exportDir, '--json');
@@ -323,6 +329,29 @@ describe('bin/kurate against a running server', () => {
     });
     expect(await page('flow')).toMatchObject({ cluster: 'misc', body: '---\ntype: note\ncluster: misc\n---\nflow-style YAML cannot take a line\n' });
     expect(await page('own-cluster')).toMatchObject({ cluster: 'elsewhere', body: '---\ncluster: elsewhere\n---\nkept\n' });
+
+    // The export gives each note back at its path and byte for byte: folders named as in the vault (not as their
+    // cluster), deeper than the cluster's two levels, CRLF and comments kept, an author's own `cluster:` line kept.
+    // The flow-style block had to be re-serialised to take its line, so that note comes back as stored.
+    const exportDir = path.join(scratch, 'clusters-export');
+    expect((await kurate(thirdServer, 'export', exportDir)).code).toBe(0);
+    const vaultNotes = markdownFilesUnder(vault).filter((file) => file !== 'Broken.markdown' && !file.startsWith('notes/'));
+    const exportedNotes = markdownFilesUnder(exportDir).filter((file) => !file.startsWith('notes/') && !file.includes('secret'));
+    expect(exportedNotes.sort()).toEqual(vaultNotes.sort());
+    for (const file of vaultNotes.filter((name) => name !== 'misc/Flow.md')) {
+      expect(readFileSync(path.join(exportDir, file), 'utf8'), file).toBe(readFileSync(path.join(vault, file), 'utf8'));
+    }
+    expect(readFileSync(path.join(exportDir, 'misc/Flow.md'), 'utf8')).toBe((await page('flow')).body);
+
+    // A note renamed in the wiki (or moved to another cluster) no longer lives at its vault path: it exports to
+    // <cluster>/<title>.md with its stored text, and importing that export gives the same page again.
+    await app.http.post('/api/pages/windows/rename').set('Authorization', `Bearer ${thirdServer.token}`).send({ title: 'Windows Notes' }).expect(201);
+    const moved = await page('windows-notes');
+    expect(moved).toMatchObject({ vaultPath: null, vaultCluster: null });
+    const afterRename = path.join(scratch, 'clusters-export-renamed');
+    expect((await kurate(thirdServer, 'export', afterRename)).code).toBe(0);
+    expect(existsSync(path.join(afterRename, 'Projects/Deep/Deeper/Windows.md'))).toBe(false);
+    expect(readFileSync(path.join(afterRename, 'projects/deep/Windows Notes.md'), 'utf8')).toBe(moved.body);
   }, 60_000);
 
   it('reports problems in one line with a non-zero exit code', async () => {

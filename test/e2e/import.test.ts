@@ -70,6 +70,33 @@ describe('POST /api/import', () => {
     expect((await t.http.get('/api/pages/beta').expect(200)).body).toMatchObject({ version: 2, body: '---\ncluster: notes\n---\nBack to [[Alpha]], and more.' });
   });
 
+  it('keeps where each note lives in its vault, and the cluster line it was given, until the page is renamed or moved', async () => {
+    const page = async (slug: string) => (await t.http.get(`/api/pages/${slug}`).expect(200)).body as { vaultPath: string | null; vaultCluster: string | null; version: number; body: string };
+    await importBatch([
+      { path: 'Getting started/Deep/Origin One.md', title: 'Origin One', body: '---\ncluster: getting-started/deep\n---\nOne.', addedCluster: 'getting-started/deep' },
+      // A path that could not be written back safely is still imported; the page just has no vault path.
+      { path: '../outside/Origin Two.md', title: 'Origin Two', body: 'Two.' },
+      // A claimed cluster line that is not in the text is not kept.
+      { path: 'Origin Three.md', title: 'Origin Three', body: 'Three.', addedCluster: 'nowhere' },
+    ]).expect(200);
+    expect(await page('origin-one')).toMatchObject({ vaultPath: 'Getting started/Deep/Origin One.md', vaultCluster: 'getting-started/deep' });
+    expect(await page('origin-two')).toMatchObject({ vaultPath: null, vaultCluster: null });
+    expect(await page('origin-three')).toMatchObject({ vaultPath: 'Origin Three.md', vaultCluster: null });
+
+    // Moved in the vault with the same text: unchanged (no revision), and the new path is kept.
+    const moved = await importBatch([{ path: 'Elsewhere/Origin Three.md', title: 'Origin Three', body: 'Three.' }]).expect(200);
+    expect(moved.body.results[0].status).toBe('unchanged');
+    expect(await page('origin-three')).toMatchObject({ vaultPath: 'Elsewhere/Origin Three.md', version: 1 });
+
+    // An edit in the wiki that keeps title and cluster keeps the origin; one that changes the cluster forgets it.
+    const one = await page('origin-one');
+    await author.put('/api/pages/origin-one').send({ body: `${one.body} More.`, baseVersion: one.version }).expect(200);
+    const edited = await page('origin-one');
+    expect(edited).toMatchObject({ vaultPath: 'Getting started/Deep/Origin One.md', vaultCluster: 'getting-started/deep' });
+    await author.put('/api/pages/origin-one').send({ body: '---\ncluster: kitchen\n---\nOne.', baseVersion: edited.version }).expect(200);
+    expect(await page('origin-one')).toMatchObject({ vaultPath: null, vaultCluster: null });
+  });
+
   it('takes the slug from the frontmatter title when there is one', async () => {
     const res = await importBatch([{ path: 'x/file-name.md', title: 'file-name', body: '---\ntitle: Gamma Ray\n---\nText' }]).expect(200);
     expect(res.body.results[0]).toEqual({ path: 'x/file-name.md', slug: 'gamma-ray', status: 'created' });

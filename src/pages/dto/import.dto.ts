@@ -1,14 +1,18 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { MAX_BODY_CHARS, MAX_TITLE_LENGTH } from './page.dto.js';
 
 /** One HTTP round trip per page is too slow for a vault; a batch is bounded so one request stays small and quick. */
 export const MAX_IMPORT_BATCH = 200;
 const MAX_PATH_LENGTH = 1000;
+const MAX_CLUSTER_LENGTH = 200;
 
 export class ImportPageDto {
-  @ApiProperty({ description: 'The file path inside the vault; only reported back and written into the revision message.', maxLength: MAX_PATH_LENGTH })
+  @ApiProperty({
+    description: 'The file path inside the vault (`Getting started/Index.md`): reported back, written into the revision message, and kept so that `kurate export` writes the page back there.',
+    maxLength: MAX_PATH_LENGTH,
+  })
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_PATH_LENGTH)
@@ -24,6 +28,15 @@ export class ImportPageDto {
   @IsString()
   @MaxLength(MAX_BODY_CHARS)
   body: string;
+
+  @ApiPropertyOptional({
+    description: 'The cluster whose `cluster:` line the importer added to the body for the file\'s folder; `kurate export` leaves that line out again.',
+    maxLength: MAX_CLUSTER_LENGTH,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_CLUSTER_LENGTH)
+  addedCluster?: string;
 }
 
 export class ImportBatchDto {

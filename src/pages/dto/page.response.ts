@@ -20,6 +20,10 @@ export class PageResponse {
   @ApiProperty() createdBy: string;
   @ApiProperty() updatedAt: string;
   @ApiProperty() updatedBy: string;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'The note\'s path in the vault it was imported from, where `kurate export` writes it (null: not imported, or renamed or moved since).' })
+  vaultPath: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'The `cluster:` line import added for the note\'s folder, which `kurate export` leaves out.' })
+  vaultCluster: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) deletedAt: string | null;
   @ApiProperty({ description: 'Where the page is in the web UI.' }) url: string;
 }
@@ -53,6 +57,8 @@ export function pageResponse(page: PageEntity): PageResponse {
     createdBy: page.createdBy,
     updatedAt: page.updatedAt.toISOString(),
     updatedBy: page.updatedBy,
+    vaultPath: page.vaultPath,
+    vaultCluster: page.vaultCluster,
     deletedAt: page.deletedAt ? page.deletedAt.toISOString() : null,
     url: `/page/${encodeURIComponent(page.slug)}`,
   };
