@@ -1,4 +1,5 @@
-// @module-tag slow (drives Chromium, extracts the Foam docs twice): `npm run test:fast` leaves it out; docs/testing.md
+// A measurement, not a test (`npm run bench:review-time`; `npm test` does not run it: it takes about five minutes and
+// its verdict is a timing). The triage journey itself is tested in test/browser/review-triage.test.ts.
 // Review time per approved fact (issue 22, "Done means"): the same fixture queue reviewed twice in a real browser with
 // the keyboard flow (each way twice, alternating; the second pair is compared), once one proposal at a time (j/k, a, r + Enter, the card's "Merge into" for a proposal that names
 // an approved entity) and once with triage first (each group's preview, unticking what the judged set says the group
@@ -10,12 +11,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { entityVerdict, labelKey, relationKey, type JudgedSet } from '../../eval/extraction-judging.js';
-import { HAS_CHROMIUM, launchBrowser, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
-import { ARTIFACTS_DIR } from '../support/database.js';
-import { FIXTURES_DIR } from '../support/fixtures.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-import { foamDocsPages, importPages, setPolicy, startWorker, waitForJobs } from '../e2e/kg-test-helpers.js';
+import { entityVerdict, labelKey, relationKey, type JudgedSet } from '../eval/extraction-judging.js';
+import { HAS_CHROMIUM, launchBrowser, warnWithoutChromium, type TestBrowser } from '../test/support/browser.js';
+import { ARTIFACTS_DIR } from '../test/support/database.js';
+import { FIXTURES_DIR } from '../test/support/fixtures.js';
+import { startTestApp, type TestApp, type TestUser } from '../test/support/test-app.js';
+import { foamDocsPages, importPages, setPolicy, startWorker, waitForJobs } from '../test/e2e/kg-test-helpers.js';
 
 warnWithoutChromium('the review-time browser test');
 
