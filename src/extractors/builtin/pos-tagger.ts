@@ -72,6 +72,9 @@ function extraTags(word: string): readonly string[] {
   return extras;
 }
 
+/** A clitic at the end of a word token: `Code's`, `isn't`, `they're`. */
+const CLITIC_TAIL = /(?<=\p{L})(?:n['’]t|['’](?:s|re|ll|ve|m|d))$/iu;
+
 /** Joins a word to the next without a space: `node.js`, `C#`, `C++`, `e.g.` stay one term. */
 const INNER_JOINERS = new Set(['.', '+', '#', '_', '/', '&']);
 
@@ -134,7 +137,21 @@ export function tagSentences(text: string): TaggedTerm[][] {
     }
     if (last) last.post += spaces[i];
     const tags = new Set<string>(POS_TAGS[pos[i]] ?? []);
-    for (const tag of extraTags(value)) tags.add(tag);
+    // wink splits `Code's` into `Code` + `'s` until it has seen `Code's` whole (its tokenizer looks tokens up in a
+    // cache that grows with every text it reads): the whole token then says what its clitic is too, so that a text
+    // is tagged alike whatever was read before it.
+    const clitic = CLITIC_TAIL.exec(value);
+    const base = clitic ? value.slice(0, value.length - clitic[0].length) : value;
+    if (clitic) {
+      if (/^['’]s$/i.test(clitic[0])) tags.add('Possessive');
+      else if (/^n/i.test(clitic[0])) tags.add('Negative');
+      // wink's guess for a word it does not know; lower case, it is no name.
+      if (!/^\p{Lu}/u.test(base) && tags.has('ProperNoun')) {
+        tags.delete('ProperNoun');
+        tags.add('Noun');
+      }
+    }
+    for (const tag of extraTags(base)) tags.add(tag);
     terms.push({ text: value, pre, post: '', tags });
     pre = '';
   }
