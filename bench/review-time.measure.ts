@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { entityVerdict, labelKey, relationKey, type JudgedSet } from '../eval/extraction-judging.js';
-import { HAS_CHROMIUM, launchBrowser, warnWithoutChromium, type TestBrowser } from '../test/support/browser.js';
+import { afterReviewAction, HAS_CHROMIUM, launchBrowser, logInThroughForm, warnWithoutChromium, type TestBrowser } from '../test/support/browser.js';
 import { ARTIFACTS_DIR } from '../test/support/database.js';
 import { FIXTURES_DIR } from '../test/support/fixtures.js';
 import { startTestApp, type TestApp, type TestUser } from '../test/support/test-app.js';
@@ -77,20 +77,8 @@ describe.skipIf(!HAS_CHROMIUM)('review time per approved fact, one at a time and
     return n === 0;
   }
 
-  async function logIn(t: TestApp, page: Page, user: TestUser) {
-    await page.goto(`${t.baseUrl}${BASE}`);
-    await page.waitForURL(/\/login\?next=/);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL((url) => url.pathname === BASE);
-  }
-
-  async function leadsTo(page: Page, act: () => Promise<void>) {
-    const before = page.url();
-    await act();
-    await page.waitForURL((url) => url.toString() !== before && /done=\d+/.test(url.toString()));
-  }
+  const logIn = (t: TestApp, page: Page, user: TestUser) => logInThroughForm(page, t.baseUrl!, user, BASE);
+  const leadsTo = afterReviewAction;
 
   /** Reviews every card of the queue one at a time with the keyboard; answers the decisions made. */
   async function oneAtATime(t: TestApp, page: Page): Promise<number> {

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchBrowser, SCREENSHOTS, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
+import { afterReviewAction, HAS_CHROMIUM, launchBrowser, logInThroughForm, SCREENSHOTS, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
 import { KgFactory } from '../support/kg-factory.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -41,20 +41,8 @@ describe.skipIf(!HAS_CHROMIUM)('a review session in a real browser', () => {
 
   const tab = (): Promise<Page> => browser.tab();
 
-  async function logIn(page: Page, user: TestUser, next: string) {
-    await page.goto(`${t.baseUrl}${next}`);
-    await page.waitForURL(/\/login\?next=/);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-  }
-
-  /** Does `act` and waits for the page it leads to (the URL may look alike: only `done=` changes). */
-  async function leadsTo(page: Page, act: () => Promise<void>) {
-    const before = page.url();
-    await act();
-    await page.waitForURL((url) => url.toString() !== before && /done=\d+/.test(url.toString()));
-  }
+  const logIn = (page: Page, user: TestUser, next: string) => logInThroughForm(page, t.baseUrl!, user, next);
+  const leadsTo = afterReviewAction;
 
   const status = async (id: string) => ((await t.dataSource.query('SELECT status FROM kg_proposals WHERE id = $1', [id])) as { status: string }[])[0].status;
   const current = (page: Page) => page.locator('.kg-card.is-current .kg-card-title').textContent();

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchBrowser, SCREENSHOTS, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
+import { afterReviewAction, HAS_CHROMIUM, launchBrowser, logInThroughForm, SCREENSHOTS, warnWithoutChromium, type TestBrowser } from '../support/browser.js';
 import { KgFactory } from '../support/kg-factory.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -48,19 +48,10 @@ describe.skipIf(!HAS_CHROMIUM)('triage of the review queue in a real browser', (
   const status = async (id: string) => ((await t.dataSource.query('SELECT status FROM kg_proposals WHERE id = $1', [id])) as { status: string }[])[0].status;
   const chips = () => page.locator('.kg-triage-group').evaluateAll((links) => links.map((a) => [a.getAttribute('data-triage'), a.textContent?.replace(/\s+/g, ' ').trim()]));
 
-  async function leadsTo(act: () => Promise<void>) {
-    const before = page.url();
-    await act();
-    await page.waitForURL((url) => url.toString() !== before && /done=\d+/.test(url.toString()));
-  }
+  const leadsTo = (act: () => Promise<void>) => afterReviewAction(page, act);
 
   it('shows the queue with its triage groups above the cards', async () => {
-    await page.goto(`${t.baseUrl}${BASE}`);
-    await page.waitForURL(/\/login\?next=/);
-    await page.getByLabel('Email').fill(admin.email);
-    await page.getByLabel('Password').fill(admin.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.waitForURL((url) => url.pathname === BASE);
+    await logInThroughForm(page, t.baseUrl!, admin, BASE);
     expect(await chips()).toEqual([
       ['same-as-approved', 'Probably the same as an approved entity (2)'],
       ['generic-words', 'Likely noise: generic word (2)'],

@@ -81,3 +81,20 @@ export async function launchBrowser(options: { strictCspFor?: string; viewport?:
     },
   };
 }
+
+/** Opens `next` (a path that needs a login), logs in through the form it leads to, and waits to be back at `next`. */
+export async function logInThroughForm(page: Page, baseUrl: string, user: { email: string; password: string }, next: string): Promise<void> {
+  await page.goto(`${baseUrl}${next}`);
+  await page.waitForURL(/\/login\?next=/);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL((url) => url.pathname === next.split('?')[0]);
+}
+
+/** Does a review action and waits for the page it leads to (the URL may look alike: only its `done=` changes). */
+export async function afterReviewAction(page: Page, act: () => Promise<void>): Promise<void> {
+  const before = page.url();
+  await act();
+  await page.waitForURL((url) => url.toString() !== before && /done=\d+/.test(url.toString()));
+}
