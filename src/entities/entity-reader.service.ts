@@ -47,10 +47,17 @@ export class EntityReaderService {
     return this.reads.reading(async (db) => {
       const entity = await this.reads.visibleEntity(id, db);
       if (!entity) throw new DomainException(DomainErrorCode.NotFound, `There is no entity ${id} in the knowledge graph.`);
-      const [relations, total] = [await this.reads.relations(id, RELATIONS_SHOWN, db), await this.reads.mentioningPageCount(id, db)];
-      // A page number past the end shows the last page.
-      const current = Math.min(Math.max(1, Math.floor(page)), Math.max(1, Math.ceil(total / PAGES_PER_PAGE)));
-      const rows = total === 0 ? [] : await this.reads.mentioningPages(id, PAGES_PER_PAGE, (current - 1) * PAGES_PER_PAGE, db);
+      const relations = await this.reads.relations(id, RELATIONS_SHOWN, db);
+      // One pass over the entity's mentions gives the page asked for and the count; a page number past the end
+      // (no row) shows the last page.
+      let current = Math.max(1, Math.floor(page));
+      let rows = await this.reads.mentioningPages(id, PAGES_PER_PAGE, (current - 1) * PAGES_PER_PAGE, db);
+      let total = rows[0]?.total ?? 0;
+      if (rows.length === 0 && current > 1) {
+        total = await this.reads.mentioningPageCount(id, db);
+        current = Math.max(1, Math.ceil(total / PAGES_PER_PAGE));
+        rows = total === 0 ? [] : await this.reads.mentioningPages(id, PAGES_PER_PAGE, (current - 1) * PAGES_PER_PAGE, db);
+      }
       return {
         entity: { ...entity, url: entityHref(entity.id) },
         relations: relations.map((r) => ({

@@ -29,6 +29,8 @@ export interface MentioningPageRow {
   headingPath: string[];
   anchor: string | null;
   text: string;
+  /** How many live pages mention the entity in all (the same on every row). */
+  total: number;
 }
 
 /**
@@ -79,20 +81,29 @@ export class EntityReadsRepository {
     return rows[0].n;
   }
 
-  /** Live pages that mention the entity in a visible passage, most mentions first, with the first such passage of each. */
+  /**
+   * Live pages that mention the entity in a visible passage, most mentions first, with the first such passage of each,
+   * and how many there are in all (none past the last page: then mentioningPageCount says). The passages' text is read for the pages shown only: a hub entity has thousands of mentions, and carrying every
+   * passage's text through the ranking made this the slowest statement of a search that names one (37 ms p95 at
+   * 10,000 pages, eval/search-speed.eval.ts).
+   */
   mentioningPages(id: string, limit: number, offset: number, db: EntityManager): Promise<MentioningPageRow[]> {
     return db.query(
       `WITH m AS MATERIALIZED (
-         SELECT m.id, m.surface, c.page_id, c.position, c.heading_path, c.anchor, c.text
+         SELECT m.id, m.surface, m.chunk_id, c.page_id, c.position
            FROM kg_visible_mentions m JOIN kg_content_chunks c ON c.id = m.chunk_id
           WHERE m.node_id = $1),
        first_per_page AS (
-         SELECT DISTINCT ON (m.page_id) m.page_id, m.surface, m.heading_path, m.anchor, m.text, count(*) OVER (PARTITION BY m.page_id)::int AS mentions
-           FROM m ORDER BY m.page_id, m.position, m.id)
-       SELECT pg.slug, pg.title, f.mentions, f.surface, f.heading_path AS "headingPath", f.anchor, f.text
-         FROM first_per_page f JOIN pages pg ON pg.id = f.page_id AND pg.deleted_at IS NULL
-        ORDER BY f.mentions DESC, lower(pg.title), pg.slug
-        LIMIT $2 OFFSET $3`,
+         SELECT DISTINCT ON (m.page_id) m.page_id, m.surface, m.chunk_id, count(*) OVER (PARTITION BY m.page_id)::int AS mentions
+           FROM m ORDER BY m.page_id, m.position, m.id),
+       shown AS (
+         SELECT pg.slug, pg.title, f.mentions, f.surface, f.chunk_id, (count(*) OVER ())::int AS total
+           FROM first_per_page f JOIN pages pg ON pg.id = f.page_id AND pg.deleted_at IS NULL
+          ORDER BY f.mentions DESC, lower(pg.title), pg.slug
+          LIMIT $2 OFFSET $3)
+       SELECT s.slug, s.title, s.mentions, s.surface, c.heading_path AS "headingPath", c.anchor, c.text, s.total
+         FROM shown s JOIN kg_content_chunks c ON c.id = s.chunk_id
+        ORDER BY s.mentions DESC, lower(s.title), s.slug`,
       [id, limit, offset],
     );
   }
