@@ -83,9 +83,10 @@ export class EntityReadsRepository {
 
   /**
    * Live pages that mention the entity in a visible passage, most mentions first, with the first such passage of each,
-   * and how many there are in all (none past the last page: then mentioningPageCount says). The passages' text is read for the pages shown only: a hub entity has thousands of mentions, and carrying every
-   * passage's text through the ranking made this the slowest statement of a search that names one (37 ms p95 at
-   * 10,000 pages, eval/search-speed.eval.ts).
+   * and how many there are in all (no row past the last page: mentioningPageCount says then). The passages' text is
+   * read for the pages shown only: a hub entity has thousands of mentions, and carrying every passage's text through
+   * the ranking made this the slowest statement of a search that names one (37 ms p95 at 10,000 pages,
+   * eval/search-speed.eval.ts).
    */
   mentioningPages(id: string, limit: number, offset: number, db: EntityManager): Promise<MentioningPageRow[]> {
     return db.query(
