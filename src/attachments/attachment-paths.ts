@@ -1,9 +1,7 @@
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
+import { MARKDOWN_FILE, MAX_VAULT_PATH_LENGTH, pathStepsProblem } from '../common/vault-paths.js';
 
-export const MAX_ATTACHMENT_PATH_LENGTH = 1000;
-const MARKDOWN_FILE = /\.(?:md|markdown)$/i;
-// Control characters and the backslash (a Windows separator that would make one name two folders elsewhere).
-const UNSAFE = /[\u0000-\u001f\u007f\\]/;
+export const MAX_ATTACHMENT_PATH_LENGTH = MAX_VAULT_PATH_LENGTH;
 
 /**
  * A file's path in the wiki, as a vault writes it (`assets/Logo 1.png`), checked: relative, `/`-separated, no empty,
@@ -18,30 +16,9 @@ export function checkedAttachmentPath(raw: string): string {
 }
 
 function pathProblem(path: string): string | null {
-  const problem = stepsProblem(path);
+  const problem = pathStepsProblem(path);
   if (problem) return problem;
   if (MARKDOWN_FILE.test(path)) return 'Markdown files are pages: import them as pages';
-  return null;
-}
-
-/**
- * Why a page's file path in a vault (`Getting started/Index.md`, kept by `kurate import` so that `kurate export`
- * writes the page back there) cannot be used, or null: the rules of a file's path, and a Markdown extension.
- */
-export function vaultPagePathProblem(raw: string): string | null {
-  const path = raw.normalize('NFC');
-  return stepsProblem(path) ?? (MARKDOWN_FILE.test(path) ? null : 'it is not a .md or .markdown file');
-}
-
-function stepsProblem(path: string): string | null {
-  if (path.length === 0) return 'it is empty';
-  if (path.length > MAX_ATTACHMENT_PATH_LENGTH) return `it is longer than ${MAX_ATTACHMENT_PATH_LENGTH} characters`;
-  if (UNSAFE.test(path)) return 'it contains a control character or a backslash';
-  if (path.startsWith('/')) return 'it must be relative (no leading "/")';
-  const steps = path.split('/');
-  if (steps.some((step) => step === '' || step === '.' || step === '..')) return 'it has an empty, "." or ".." step';
-  if (steps.some((step) => step.startsWith('.'))) return 'a file or folder name starts with "." (hidden tool state is not imported)';
-  if (steps.some((step) => step.trim() !== step)) return 'a file or folder name starts or ends with a space';
   return null;
 }
 

@@ -1,6 +1,7 @@
 import { lstat, mkdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkedAttachmentPath, vaultPagePathProblem } from '../attachments/attachment-paths.js';
+import { checkedAttachmentPath } from '../attachments/attachment-paths.js';
+import { vaultPagePathProblem } from '../common/vault-paths.js';
 import { isSafeSlug } from '../pages/markdown/slug.js';
 import { fileNameOfTitle } from './file-names.js';
 import { CliError, KurateClient } from './kurate-client.js';

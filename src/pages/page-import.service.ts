@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { vaultPagePathProblem } from '../attachments/attachment-paths.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { Actor } from '../auth/actor.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
+import { vaultPagePathProblem } from '../common/vault-paths.js';
 import type { ImportBatchResponse, ImportCounts, ImportPageDto, ImportPageResult, WikiSummaryResponse } from './dto/import.dto.js';
 import { MAX_MESSAGE_LENGTH } from './dto/page.dto.js';
 import { FrontmatterError, parseFrontmatter } from './markdown/frontmatter.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { vaultPagePathProblem } from '../../src/attachments/attachment-paths.js';
+import { vaultPagePathProblem } from '../../src/common/vault-paths.js';
 import { pagesOfVault, withCluster, withoutCluster } from '../../src/cli/vault-pages.js';
 
 describe('withoutCluster: export undoes the cluster line import added', () => {
