@@ -68,17 +68,17 @@ export function withCluster(source: string, cluster: string): string {
  */
 export function withoutCluster(source: string, cluster: string): string {
   const bom = source.startsWith('\uFEFF') ? '\uFEFF' : '';
+  const fence = /^\uFEFF?---[ \t]*(\r?\n)/.exec(source);
   const candidates: string[] = [];
   for (const line of [`cluster: ${cluster}`, `cluster: ${JSON.stringify(cluster)}`]) {
+    // A block of its own, added to a note that had no frontmatter.
     for (const eol of ['\n', '\r\n']) {
-      // A block of its own, added to a note that had no frontmatter.
       const block = `${bom}---${eol}${line}${eol}---${eol}`;
       if (source.startsWith(block)) candidates.push(bom + source.slice(block.length));
-      // A line at the top of the note's own block.
-      const fence = /^\uFEFF?---[ \t]*(\r?\n)/.exec(source);
-      if (fence && source.startsWith(`${line}${fence[1]}`, fence[0].length)) {
-        candidates.push(fence[0] + source.slice(fence[0].length + line.length + fence[1].length));
-      }
+    }
+    // A line at the top of the note's own block.
+    if (fence && source.startsWith(`${line}${fence[1]}`, fence[0].length)) {
+      candidates.push(fence[0] + source.slice(fence[0].length + line.length + fence[1].length));
     }
   }
   return candidates.find((original) => withCluster(original, cluster) === source) ?? source;

@@ -92,7 +92,7 @@ export class PageImportService {
       }
       if (current.body === input.body && current.title === title) {
         // Moved in the vault, same text: no revision, but export now writes it to its new place.
-        await this.pages.recordVaultOrigin(current.id, origin);
+        if (current.vaultPath !== origin.path || current.vaultCluster !== origin.cluster) await this.pages.recordVaultOrigin(current.id, origin);
         return { path, slug, status: 'unchanged' };
       }
       const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);

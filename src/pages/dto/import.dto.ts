@@ -1,21 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { MAX_VAULT_PATH_LENGTH } from '../../common/vault-paths.js';
 import { MAX_BODY_CHARS, MAX_TITLE_LENGTH } from './page.dto.js';
 
 /** One HTTP round trip per page is too slow for a vault; a batch is bounded so one request stays small and quick. */
 export const MAX_IMPORT_BATCH = 200;
-const MAX_PATH_LENGTH = 1000;
 const MAX_CLUSTER_LENGTH = 200;
 
 export class ImportPageDto {
   @ApiProperty({
     description: 'The file path inside the vault (`Getting started/Index.md`): reported back, written into the revision message, and kept so that `kurate export` writes the page back there.',
-    maxLength: MAX_PATH_LENGTH,
+    maxLength: MAX_VAULT_PATH_LENGTH,
   })
   @IsString()
   @MinLength(1)
-  @MaxLength(MAX_PATH_LENGTH)
+  @MaxLength(MAX_VAULT_PATH_LENGTH)
   path: string;
 
   @ApiProperty({ description: 'The page title (usually the file name); the frontmatter `title:` wins when present.', maxLength: MAX_TITLE_LENGTH })
