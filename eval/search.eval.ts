@@ -60,6 +60,9 @@ const CONFIGURATIONS: SearchConfiguration[] = [
       ['default + graph 0.25', { weights: { graph: 0.25 } }],
       ['default + graph 0.5', { weights: { graph: 0.5 } }],
       ...[0, 0.2, 0.3, 0.5].map((w) => [`default + context ${w}`, { contextWeight: w }] as const),
+      // Vocabulary mismatch (issue 17 part 3): WordNet synonyms of the reader's words that fewer than N pages use.
+      ['default, synonyms 0', { synonymWeight: 0 }],
+      ...[0.2, 0.4].flatMap((w) => [1, 4].map((rare) => [`default, synonyms ${w} for words in < ${rare} pages`, { synonymWeight: w, synonymRarePages: rare }] as const)),
     ] as const
   ).map(([name, options]) => ({ name, search: viaSearchService(options) })),
 ];

@@ -95,6 +95,33 @@ export function pageFilterSql(filters: SearchFilters, first: number): { sql: str
 }
 
 /** The SQL of reader search: a BM25-like ranker over per-page term statistics, fuzzy titles (pg_trgm), result cards. */
+/**
+ * Words searched for besides the reader's, each set with the weight its terms get (the reader's own words weigh 1).
+ * With `whenRare`, only while the reader's word it stands in for is in fewer than `pages` pages (a stopword, which
+ * has no stem, never is): decided in the statement that ranks, so it costs no statement of its own.
+ */
+export interface QueryExpansion {
+  words: string;
+  weight: number;
+  whenRare?: { word: string; pages: number };
+}
+
+/**
+ * The query's lexemes with their weights: the reader's words (`words`, a text) at 1, each expansion (`expansions`,
+ * JSON) at its weight; a lexeme in several at the highest.
+ */
+const QUERY_TERMS = (words: string, expansions: string) => `SELECT x.lexeme, max(x.w)::float8 AS w FROM (
+                SELECT u.lexeme, 1.0::float8 AS w FROM unnest(to_tsvector('english', ${words})) u
+                UNION ALL SELECT u.lexeme, e.weight FROM jsonb_to_recordset(${expansions}::jsonb) AS e(words text, weight float8, "whenRare" jsonb)
+                  CROSS JOIN LATERAL unnest(to_tsvector('english', e.words)) u
+                 WHERE e.weight > 0 AND (e."whenRare" IS NULL OR (
+                   length(to_tsvector('english', e."whenRare"->>'word')) > 0
+                   AND NOT EXISTS (
+                     SELECT 1 FROM unnest(to_tsvector('english', e."whenRare"->>'word')) r
+                      WHERE (SELECT count(*) FROM (SELECT 1 FROM page_search_terms d WHERE d.lexeme = r.lexeme LIMIT (e."whenRare"->>'pages')::int) z)
+                            >= (e."whenRare"->>'pages')::int)))) x
+               GROUP BY x.lexeme`;
+
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -117,8 +144,8 @@ export class SearchRepository {
    * `OFFSET 0`: an index probe per query term (per candidate page and term for the exact scores), whatever the
    * estimates say.
    */
-  async lexicalSearch(words: string, excluded: string, limit: number, filters: SearchFilters = {}, settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER, expansion: { words: string; weight: number } = { words: '', weight: 0 }): Promise<{ hits: LexicalHit[]; total: number }> {
-    const filter = pageFilterSql(filters, 11);
+  async lexicalSearch(words: string, excluded: string, limit: number, filters: SearchFilters = {}, settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER, expansions: readonly QueryExpansion[] = []): Promise<{ hits: LexicalHit[]; total: number }> {
+    const filter = pageFilterSql(filters, 10);
     // With filters every matching page is a candidate; without, each term's head, and the best of those re-scored.
     const candidates = filter.params.length
       ? `SELECT DISTINCT d.page_id FROM idf i JOIN page_search_terms d ON d.lexeme = i.lexeme
@@ -132,10 +159,7 @@ export class SearchRepository {
     const rows = await withoutJit<(LexicalHit & { total: number })[]>(
       this.dataSource,
       `WITH terms AS MATERIALIZED (
-              SELECT x.lexeme, max(x.w) AS w FROM (
-                SELECT u.lexeme, 1.0::float8 AS w FROM unnest(to_tsvector('english', $1)) u
-                UNION ALL SELECT u.lexeme, $10::float8 FROM unnest(to_tsvector('english', $9)) u WHERE $10::float8 > 0) x
-               GROUP BY x.lexeme),
+              ${QUERY_TERMS('$1', '$9')}),
             unwanted AS MATERIALIZED (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $2)) u),
             corpus AS MATERIALIZED (SELECT count(*) AS n, greatest(avg(length), 1) AS avgdl FROM page_search_stats),
             idf AS MATERIALIZED (
@@ -160,20 +184,15 @@ export class SearchRepository {
                 WHERE ${withoutUnwanted('d.page_id')})`}::int AS total
          FROM scored s
         ORDER BY s.score DESC, s.page_id`,
-      [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), expansion.words, expansion.weight, ...filter.params],
+      [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), JSON.stringify(expansions), ...filter.params],
     );
     return { hits: rows.map(({ total: _total, ...hit }) => hit), total: rows[0]?.total ?? 0 };
   }
 
-  /** The query's stems as the lexical ranker weighs them: 1 for the reader's words, `expansion.weight` for the others. */
-  async queryTerms(words: string, expansion: { words: string; weight: number } = { words: '', weight: 0 }): Promise<{ lexeme: string; weight: number }[]> {
-    return this.dataSource.query(
-      `SELECT x.lexeme, max(x.w)::float8 AS weight FROM (
-         SELECT u.lexeme, 1.0::float8 AS w FROM unnest(to_tsvector('english', $1)) u
-         UNION ALL SELECT u.lexeme, $3::float8 FROM unnest(to_tsvector('english', $2)) u WHERE $3::float8 > 0) x
-        GROUP BY x.lexeme`,
-      [words, expansion.words, expansion.weight],
-    );
+  /** The query's stems as the lexical ranker weighs them: 1 for the reader's words, each expansion's weight for its words. */
+  async queryTerms(words: string, expansions: readonly QueryExpansion[] = []): Promise<{ lexeme: string; weight: number }[]> {
+    const rows: { lexeme: string; w: number }[] = await this.dataSource.query(QUERY_TERMS('$1', '$2'), [words, JSON.stringify(expansions)]);
+    return rows.map((r) => ({ lexeme: r.lexeme, weight: Number(r.w) }));
   }
 
   /**
@@ -190,13 +209,16 @@ export class SearchRepository {
     return new Map(rows.map((r) => [r.lexeme, r.word]));
   }
 
-  /** Live page ids that hold one of the `-excluded` words (they leave every list, not only the lexical one). */
-  async pagesWithWords(pageIds: string[], words: string): Promise<Set<string>> {
+  /**
+   * Live page ids among these that hold one of the words (or of the expansions' that apply): the `-excluded` words,
+   * which leave every list, not only the lexical one; or the query's, for the pages a linked slot may take.
+   */
+  async pagesWithWords(pageIds: string[], words: string, expansions: readonly QueryExpansion[] = []): Promise<Set<string>> {
     if (pageIds.length === 0 || !words.trim()) return new Set();
     const rows: { id: string }[] = await this.dataSource.query(
       `SELECT DISTINCT pt.page_id AS id FROM page_search_terms pt
-        WHERE pt.page_id = ANY ($1::uuid[]) AND pt.lexeme IN (SELECT u.lexeme FROM unnest(to_tsvector('english', $2)) u)`,
-      [pageIds, words],
+        WHERE pt.page_id = ANY ($1::uuid[]) AND pt.lexeme IN (SELECT t.lexeme FROM (${QUERY_TERMS('$2', '$3')}) t)`,
+      [pageIds, words, JSON.stringify(expansions)],
     );
     return new Set(rows.map((r) => r.id));
   }

@@ -15,7 +15,9 @@ import { parseSearchQuery } from './search-query.js';
 import { SearchNamesService, type SearchKnowledge } from './search-names.service.js';
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
-import { SearchRepository, type LexicalHit, type SearchFilters } from './search.repository.js';
+import { SearchRepository, type LexicalHit, type QueryExpansion, type SearchFilters } from './search.repository.js';
+import { querySynonymCandidates } from './query-synonyms.js';
+import { WordNetSynonyms } from './wordnet-synonyms.js';
 import { snippetSource, snippetWindow } from './snippets.js';
 import { Metrics } from '../metrics/metrics.js';
 
@@ -142,6 +144,9 @@ export interface SearchOptions {
   /** Overrides how much naming a page's title or alias lifts it, and the weight of the other names searched for (0: off). */
   namedBoost?: number;
   expansionWeight?: number;
+  /** Overrides the weight of WordNet synonyms of the reader's rare words, and how rare a word must be (the evaluation). */
+  synonymWeight?: number;
+  synonymRarePages?: number;
   /** Overrides the weight of what other pages say about the entities pages are named by (0: off). */
   contextWeight?: number;
 }
@@ -200,8 +205,22 @@ export class SearchService implements OnApplicationBootstrap {
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     config: KurateConfig,
     private readonly metrics: Metrics,
+    private readonly wordnet: WordNetSynonyms,
   ) {
     this.config = config.search;
+  }
+
+  /**
+   * WordNet synonyms of the reader's words, each set searched for only while its word is in fewer than
+   * `synonymRarePages` pages (by default: in none; vocabulary mismatch, a reader's `diary` where the wiki says
+   * `journal`); none when their weight is 0. Looked up in process; the ranking statement decides which apply.
+   */
+  private async synonymExpansions(readerWords: readonly string[], options: SearchOptions): Promise<QueryExpansion[]> {
+    const weight = options.synonymWeight ?? this.config.synonymWeight;
+    if (weight <= 0) return [];
+    const found = await this.wordnet.synonymsOf(querySynonymCandidates(readerWords.join(' ')));
+    const pages = options.synonymRarePages ?? this.config.synonymRarePages;
+    return [...found].map(([word, synonyms]) => ({ words: synonyms.join(' '), weight, whenRare: { word, pages } }));
   }
 
   /** The HNSW index for the embedder's model, as soon as its size is known (configured, or from stored vectors). */
@@ -251,10 +270,13 @@ export class SearchService implements OnApplicationBootstrap {
     // What the query names (pages by title or alias, approved entities), from the in-process dictionary.
     const knowledge = await this.names.knowledge(includeExcluded);
     const understanding = understandQuery(knowledge.dictionary, readerWords.join(' '));
-    const expansion = expansionWeight > 0 ? { words: understanding.expansion.join(' '), weight: expansionWeight } : undefined;
+    const expansions: QueryExpansion[] = [
+      ...(expansionWeight > 0 && understanding.expansion.length > 0 ? [{ words: understanding.expansion.join(' '), weight: expansionWeight }] : []),
+      ...(weights.lexical > 0 ? await this.synonymExpansions(readerWords, options) : []),
+    ];
     const lexicalRaw =
       weights.lexical > 0
-        ? await this.metrics.time(this.metrics.searchDuration, { list: 'lexical' }, () => this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansion))
+        ? await this.metrics.time(this.metrics.searchDuration, { list: 'lexical' }, () => this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansions))
         : { hits: [], total: 0 };
     const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters) : new Map<string, number>();
     let blended = blendNamed(lexicalRaw.hits, named, namedBoost);
@@ -262,7 +284,7 @@ export class SearchService implements OnApplicationBootstrap {
     const contextWeight = options.contextWeight ?? this.config.contextWeight;
     let described: ContextScore[] = [];
     if (contextWeight > 0 && weights.lexical > 0 && knowledge.context.size > 0) {
-      const scored = scoreContext(knowledge.context, await this.repository.queryTerms(words, expansion));
+      const scored = scoreContext(knowledge.context, await this.repository.queryTerms(words, expansions));
       const allowed = await this.pagesAllowed(scored.slice(0, topN).map((c) => c.pageId), excluded, filters);
       described = scored.filter((c) => allowed.has(c.pageId)).slice(0, topN);
       blended = withContext(blended, described, contextWeight);
@@ -311,7 +333,7 @@ export class SearchService implements OnApplicationBootstrap {
       const candidates = linkedCandidates(ids, await this.repository.linksFrom(ids.slice(0, LINKING_HITS), filters), LINKING_HITS, LINKED_WINDOW);
       const unwanted = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), excluded);
       // Only pages that share a word with the query (or its expansion) or that it names: a link alone is no answer.
-      const related = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), [words, expansion?.words ?? ''].join(' '));
+      const related = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), words, expansions);
       // Or whose entity other pages describe in the query's words (approved knowledge: entity-context.ts).
       const kept = candidates.filter((c) => !unwanted.has(c.pageId) && (related.has(c.pageId) || named.has(c.pageId) || describedById.has(c.pageId))).slice(0, slots);
       for (const c of kept) linkedFrom.set(c.pageId, c.linkedFrom);
@@ -326,7 +348,7 @@ export class SearchService implements OnApplicationBootstrap {
     const graphById = new Map((graph?.ranked ?? []).map((g, i) => [g.pageId, { ...g, rank: i + 1 }]));
     const cards = await this.repository.pageCards(shown.map((item) => ({ pageId: item.key, chunkId: vectorById.get(item.key)?.bestChunk.chunkId ?? null })), words, includeExcluded);
     const entityNames = options.explain && graph ? await this.namesOf(shown.flatMap((item) => graphById.get(item.key)?.nodeIds ?? [])) : new Map<string, EntityName>();
-    const wordOf = options.explain ? await this.repository.wordsOfLexemes([...readerWords, ...understanding.expansion]) : new Map<string, string>();
+    const wordOf = options.explain ? await this.repository.wordsOfLexemes([...readerWords, ...understanding.expansion, ...expansions.flatMap((e) => (e.whenRare ? e.words.split(' ') : []))]) : new Map<string, string>();
     const describedAs = (id: string) => {
       const d = describedById.get(id);
       return d ? { rank: d.rank, score: round(d.score), words: [...new Set(d.lexemes.map((l) => wordOf.get(l) ?? l))] } : null;

