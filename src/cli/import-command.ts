@@ -1,4 +1,3 @@
-import cliProgress from 'cli-progress';
 import { CliError, KurateClient, ServerError } from './kurate-client.js';
 import { readVaultBytes, readVaultFile, scanVault, type SkippedEntry, type VaultFile } from './vault-files.js';
 import { pagesOfVault, type ImportPage, type VaultSource } from './vault-pages.js';
@@ -69,7 +68,9 @@ export async function importVault(client: KurateClient, folder: string, options:
   const { pages, rejected } = pagesOfVault(sources);
 
   const results: ImportResult[] = rejected.map(({ path, reason }) => ({ path, slug: '', status: 'failed', error: reason }));
-  const bar = options.progress ? new cliProgress.SingleBar({ stream: process.stderr, format: 'Importing [{bar}] {value}/{total} pages | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
+  // The progress bar's module is loaded only when a terminal shows it.
+  const cliProgress = options.progress ? (await import('cli-progress')).default : null;
+  const bar = cliProgress ? new cliProgress.SingleBar({ stream: process.stderr, format: 'Importing [{bar}] {value}/{total} pages | {eta_formatted} left', hideCursor: true }, cliProgress.Presets.shades_classic) : null;
   bar?.start(pages.length, 0);
   try {
     // Four batches in flight keep the server and its database busy (each page waits on ~10 round trips; measured:
