@@ -94,7 +94,6 @@ export function pageFilterSql(filters: SearchFilters, first: number): { sql: str
   return { sql: parts.length ? parts.join(' AND ') : 'true', params };
 }
 
-/** The SQL of reader search: a BM25-like ranker over per-page term statistics, fuzzy titles (pg_trgm), result cards. */
 /**
  * Words searched for besides the reader's, each set with the weight its terms get (the reader's own words weigh 1).
  * With `whenRare`, only while the reader's word it stands in for is in fewer than `pages` pages (a stopword, which
@@ -122,6 +121,7 @@ const QUERY_TERMS = (words: string, expansions: string) => `SELECT x.lexeme, max
                             >= (e."whenRare"->>'pages')::int)))) x
                GROUP BY x.lexeme`;
 
+/** The SQL of reader search: a BM25-like ranker over per-page term statistics, fuzzy titles (pg_trgm), result cards. */
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}

@@ -18,11 +18,6 @@ const MAX_SYNONYMS_PER_WORD = 4;
 const MAX_CACHED_WORDS = 20_000;
 
 export class WordNetSynonyms {
-  /** Nest closes the data files with the application. */
-  onModuleDestroy(): Promise<void> {
-    return this.close();
-  }
-
   /** `pos:lemma` → the byte offset of its most frequent sense in data.<pos>. */
   private index: Promise<Map<string, number>> | null = null;
   private readonly files = new Map<PartOfSpeech, Promise<FileHandle>>();
@@ -31,6 +26,11 @@ export class WordNetSynonyms {
   private warned = false;
 
   constructor(private readonly dictionary: string = wordNetDictionary()) {}
+
+  /** Nest closes the data files with the application. */
+  onModuleDestroy(): Promise<void> {
+    return this.close();
+  }
 
   /**
    * The synonyms of each word (lower case, as the reader wrote it or its base form: `notes` → `note`) in the part of

@@ -18,7 +18,8 @@ export interface TaggedTerm {
   tags: Set<string>;
 }
 
-// Made on first use: a web-only process (KURATE_ROLE=web) never tags anything.
+// Made on first use: the extractor tags chunks, and search tags a query whose words may be widened by synonyms
+// (src/search/query-synonyms.ts).
 let wink: ReturnType<typeof winkNLP> | null = null;
 const tagger = () => (wink ??= winkNLP(model, ['sbd', 'pos']));
 
