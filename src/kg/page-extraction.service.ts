@@ -333,21 +333,33 @@ export class PageExtractionService {
     const coOccurrenceOnly = new Map<string, [string, string]>();
     const typedSupport = new Set<string>();
     for (const { chunkId, result } of extracted) {
-      const endpoint = (name: string) => {
+      /**
+       * A relation's end: an approved node, or an entity proposed from this page. A name the chunk itself scores
+       * below the threshold (one mention) may still be the end of a relation a sentence states (`stated`) when
+       * another chunk of the page proposes it; `confidence` is then the page's best for it.
+       */
+      const endpoint = (name: string, stated: boolean) => {
         const entity = result.entities.find((e) => e.name === name) ?? result.entities.find((e) => normaliseName(e.name) === normaliseName(name));
         if (!entity) return null;
         const own = nodeSignature(entity.name, entity.type);
         const node = resolved.get(own) ?? resolved.get(`name:${normaliseName(entity.name)}`);
         const into = canonical.get(own);
         const mention = into?.signature ?? own;
-        if (node) return { signature: node.signature, name: entity.name, mention };
-        return entity.confidence >= threshold ? { signature: mention, name: into?.name ?? entity.name, mention } : null;
+        if (node) return { signature: node.signature, name: entity.name, mention, confidence: MAX_STATED_CONFIDENCE };
+        if (entity.confidence >= threshold) return { signature: mention, name: into?.name ?? entity.name, mention, confidence: entity.confidence };
+        const proposed = stated ? nodeProposals.get(mention) : undefined;
+        return proposed ? { signature: mention, name: proposed.name, mention, confidence: proposed.rawConfidence } : null;
       };
-      for (const relation of result.relations) {
-        if (relation.confidence < threshold) continue;
-        const source = endpoint(relation.source);
-        const target = endpoint(relation.target);
+      for (const stated of result.relations) {
+        // A typed predicate read off the sentence between two names (not through a pronoun): as credible as the
+        // weaker of the two things it relates, as the page proposes them.
+        const isStated = stated.predicate !== 'related_to' && (stated.signals ?? []).includes('sentence-pattern') && !(stated.signals ?? []).includes('page-subject');
+        if (stated.confidence < threshold && !isStated) continue;
+        const source = endpoint(stated.source, isStated);
+        const target = endpoint(stated.target, isStated);
         if (!source || !target || source.signature === target.signature) continue;
+        const relation = isStated ? { ...stated, confidence: round3(Math.max(stated.confidence, Math.min(source.confidence, target.confidence, MAX_STATED_CONFIDENCE))) } : stated;
+        if (relation.confidence < threshold) continue;
         const signature = edgeSignature(source.signature, relation.predicate, target.signature);
         const proposal = edgeProposals.get(signature) ?? {
           signature, sourceSignature: source.signature, sourceName: source.name, predicate: relation.predicate, targetSignature: target.signature,
@@ -499,4 +511,11 @@ function pageEntityType(page: LinkedPage): EntityType | null {
 
 function asEntityType(type: string): EntityType {
   return (ENTITY_TYPES as readonly string[]).includes(type) ? (type as EntityType) : 'other';
+}
+
+/** A stated relation's confidence never exceeds the built-in extractor's highest. */
+const MAX_STATED_CONFIDENCE = 0.95;
+
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
 }

@@ -23,6 +23,10 @@ describe('what the built-in extractor proposes', () => {
       ['Manage vaults', 'Open a folder to add a vault. A folder may hold many notes.'],
       ['Canvas Plugins', 'The [[Canvas Plugins]] draw boards for a vault.'],
       ['Boards', 'Every [[Canvas Plugin]] draws a board.'],
+      ['site generator', 'A program that turns Markdown into a website.'],
+      ['GitHub Pages', 'Hosting for static sites.'],
+      ['Hosting', '[[GitHub Pages]] is built on a [[site generator]].'],
+      ['Other Hosts', 'Netlify is built on a [[site generator]] as well.'],
     ];
     for (const [title, text] of pages) await admin.post('/api/pages').send({ title, body: body(text) }).expect(201);
     await setPolicy(admin, 'vault', 'include');
@@ -62,5 +66,24 @@ describe('what the built-in extractor proposes', () => {
 
   it('proposes no related_to for two names that only share a sentence on one page', async () => {
     expect(await count(t, `SELECT count(*) FROM kg_proposals WHERE kind = 'edge' AND predicate = 'related_to' AND NOT (source_name ILIKE 'quartz sync' OR target_name ILIKE 'quartz sync')`)).toBe(0);
+  });
+
+  it('proposes a relation a sentence states between two proposed names, as credible as the weaker, and none to a name nobody proposes', async () => {
+    const edges: { source: string; predicate: string; target: string; raw: number; signals: string[] }[] = await t.dataSource.query(
+      `SELECT source_name AS source, predicate, target_name AS target, raw_confidence AS raw, signals FROM kg_proposals
+        WHERE kind = 'edge' AND predicate <> 'related_to' ORDER BY source_name`,
+    );
+    // Two linked names (the weaker a lower-case one, just above the 0.6 threshold): the sentence's pattern makes the
+    // relation as credible as that. It used to score min × (1 − 0.5²) × 1.15, under the threshold, and never reached
+    // the queue (this test fails so without the change).
+    const stated = edges.find((e) => e.source === 'GitHub Pages' && e.target === 'site generator');
+    expect(stated).toMatchObject({ predicate: 'uses', signals: ['sentence-pattern'] });
+    const [{ weaker }] = await t.dataSource.query(
+      `SELECT min(raw_confidence)::float8 AS weaker FROM kg_proposals WHERE kind = 'node' AND name IN ('GitHub Pages', 'site generator')`,
+    );
+    expect(Number(stated!.raw)).toBeGreaterThanOrEqual(0.6);
+    expect(Number(stated!.raw)).toBeLessThanOrEqual(weaker);
+    // `Netlify` is named once, capitalised, and proposed by no page: no relation to it.
+    expect(edges.filter((e) => e.source === 'Netlify' || e.target === 'Netlify')).toEqual([]);
   });
 });
