@@ -336,7 +336,7 @@ export class PageExtractionService {
       /**
        * A relation's end: an approved node, or an entity proposed from this page. A name the chunk itself scores
        * below the threshold (one mention) may still be the end of a relation a sentence states (`stated`) when
-       * another chunk of the page proposes it; `confidence` is then the page's best for it.
+       * another chunk of the page proposes it; `confidence` is then the page's best for it (else the chunk's).
        */
       const endpoint = (name: string, stated: boolean) => {
         const entity = result.entities.find((e) => e.name === name) ?? result.entities.find((e) => normaliseName(e.name) === normaliseName(name));
@@ -345,7 +345,7 @@ export class PageExtractionService {
         const node = resolved.get(own) ?? resolved.get(`name:${normaliseName(entity.name)}`);
         const into = canonical.get(own);
         const mention = into?.signature ?? own;
-        if (node) return { signature: node.signature, name: entity.name, mention, confidence: MAX_STATED_CONFIDENCE };
+        if (node) return { signature: node.signature, name: entity.name, mention, confidence: entity.confidence };
         if (entity.confidence >= threshold) return { signature: mention, name: into?.name ?? entity.name, mention, confidence: entity.confidence };
         const proposed = stated ? nodeProposals.get(mention) : undefined;
         return proposed ? { signature: mention, name: proposed.name, mention, confidence: proposed.rawConfidence } : null;
