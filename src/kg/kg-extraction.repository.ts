@@ -449,6 +449,24 @@ export class KgExtractionRepository {
     return { stats, own: rows[0]?.own ?? false };
   }
 
+  /**
+   * Unlinked mentions whose signature is a key of `signatures` take its value, the signature of a pending node
+   * proposal (one already carrying that signature in the same chunk stays as it is). The caller holds the variant
+   * locks of the names, so no run of another page writes such a mention meanwhile.
+   */
+  async adoptVariantMentions(signatures: Map<string, string>, tx: EntityManager): Promise<void> {
+    if (signatures.size === 0) return;
+    await preparedQuery(
+      tx,
+      `UPDATE kg_mentions m SET signature = x.target
+         FROM unnest($1::text[], $2::text[]) AS x(source, target)
+        WHERE m.signature = x.source AND m.node_id IS NULL
+          AND EXISTS (SELECT 1 FROM kg_proposals p WHERE p.kind = 'node' AND p.status = 'pending' AND p.signature = x.target)
+          AND NOT EXISTS (SELECT 1 FROM kg_mentions o WHERE o.chunk_id = m.chunk_id AND o.signature = x.target)`,
+      [[...signatures.keys()], [...signatures.values()]],
+    );
+  }
+
   async insertMentions(rows: MentionRow[], tx: EntityManager): Promise<void> {
     if (rows.length === 0) return;
     await preparedQuery(

@@ -264,6 +264,9 @@ export class PageExtractionService {
       ...(await this.repository.upsertNodeProposals(found.nodeProposals, tx)),
       ...(await this.repository.upsertEdgeProposals(edgeProposals, tx)),
     ];
+    // Mentions that runs of other pages wrote before anyone proposed these names (under another spelling or type)
+    // join the proposals now, so that approving one links them whichever page was extracted first.
+    await this.repository.adoptVariantMentions(variantSignatures(found.nodeProposals), tx);
     // Proposals that lost support are brought up to date (count, best quote; retired when none is left); the ones
     // written above counted their new support themselves.
     await this.repository.refreshProposals(dependents.proposalIds, dependents.proposalIds, tx);
@@ -451,6 +454,23 @@ export class PageExtractionService {
     }
     return resolved;
   }
+}
+
+/**
+ * For each proposal, the signatures a mention of a variant of its name may carry (each lower-case form of the name
+ * with each entity type), mapped to the proposal's signature.
+ */
+export function variantSignatures(proposals: readonly { signature: string; name: string }[]): Map<string, string> {
+  const to = new Map<string, string>();
+  for (const proposal of proposals) {
+    for (const form of variantForms(variantKey(proposal.name))) {
+      for (const type of ENTITY_TYPES) {
+        const from = `${form}|${type}`;
+        if (from !== proposal.signature && !to.has(from)) to.set(from, proposal.signature);
+      }
+    }
+  }
+  return to;
 }
 
 /** The lower-case forms a variant key is written in: with spaces or hyphens, singular or plural. */

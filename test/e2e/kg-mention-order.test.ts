@@ -1,0 +1,70 @@
+// The knowledge graph must not depend on the order in which extraction jobs happened to run. A page extracted before
+// any page proposed a name keeps its mention of that name under its own spelling; when a later page proposes a
+// variant of it (another case, a plural, another type), approving that proposal must still link the earlier mention,
+// so the entity's pages and co-mention edges are the same whichever page was extracted first.
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
+
+const body = (text: string) => `---\ncluster: vault\n---\n${text}\n`;
+
+interface Mention {
+  slug: string;
+  signature: string;
+  nodeId: string | null;
+}
+
+describe('mentions whichever page is extracted first', () => {
+  let t: TestApp;
+  let admin: supertest.Agent;
+
+  const mentionsOf = (names: string[]): Promise<Mention[]> =>
+    t.dataSource.query(
+      `SELECT p.slug, m.signature, m.node_id::text AS "nodeId" FROM kg_mentions m
+         JOIN kg_content_chunks c ON c.id = m.chunk_id JOIN pages p ON p.id = c.page_id
+        WHERE split_part(m.signature, '|', 1) = ANY($1::text[]) ORDER BY p.slug`,
+      [names],
+    );
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.as('admin');
+    await startWorker(t);
+    // Extracted first, on its own: the name appears once, in passing (a mention below the proposal threshold).
+    await admin
+      .post('/api/pages')
+      .send({ title: 'Harbour Log', body: body('The crew checked the Lantern Relays before the storm and wrote the tide tables down.') })
+      .expect(201);
+    await setPolicy(admin, 'vault', 'include');
+    await waitForJobs(t);
+  }, 120_000);
+  afterAll(() => t?.close());
+
+  it('links the earlier page’s mention when a later page’s variant of the name is approved', async () => {
+    const before = await mentionsOf(['lantern relays', 'lantern relay']);
+    expect(before.map((m) => m.slug)).toEqual(['harbour-log']);
+    expect(await t.dataSource.query(`SELECT 1 FROM kg_proposals WHERE kind = 'node' AND lower(name) LIKE 'lantern relay%'`)).toEqual([]);
+
+    // Extracted later: a page about the thing, under the singular; it proposes it.
+    await admin
+      .post('/api/pages')
+      .send({ title: 'Lantern Relay', body: body('A Lantern Relay repeats a signal from one tower to the next. Each Lantern Relay runs on oil.') })
+      .expect(201);
+    await waitForJobs(t);
+    const [proposal]: { id: string; name: string }[] = await t.dataSource.query(
+      `SELECT id::text AS id, name FROM kg_proposals WHERE kind = 'node' AND status = 'pending' AND lower(name) LIKE 'lantern relay%'`,
+    );
+    expect(proposal).toBeDefined();
+    await admin.post(`/admin/knowledge-graph/proposals/${proposal.id}/approve`).send({}).expect(200);
+
+    const after = await mentionsOf(['lantern relays', 'lantern relay']);
+    expect(after.map((m) => m.slug)).toEqual(['harbour-log', 'lantern-relay']);
+    const [node]: { id: string }[] = await t.dataSource.query(`SELECT id::text AS id FROM kg_nodes WHERE lower(name) LIKE 'lantern relay%'`);
+    // Before the change the earlier page's mention kept its own signature and stayed unlinked (this test failed here).
+    expect(after.map((m) => m.nodeId)).toEqual([node.id, node.id]);
+    // The reader's page of the entity lists both pages.
+    const entity = await admin.get(`/api/entities/${node.id}`).expect(200);
+    expect(entity.body.pages.items.map((p: { slug: string }) => p.slug).sort()).toEqual(['harbour-log', 'lantern-relay']);
+  });
+});
