@@ -141,8 +141,14 @@ const vectorLiteral = (vector: number[] | null) => (vector ? vectorText(vector) 
  * rows exactly: they come from chunks this transaction inserted, so none of them can exist already.
  */
 // The best support is the one with the highest raw score: it gives the proposal its quote, signals and confidence
-// (calibrated from that raw score by the caller, with the map in force now).
-const BETTER = 'EXCLUDED.raw_confidence > coalesce(kg_proposals.raw_confidence, kg_proposals.confidence)';
+// (calibrated from that raw score by the caller, with the map in force now), and a node proposal its name and type.
+// Equal scores go to the name, type and quote first in code-point order (`proposalOutranks` in page-extraction), so
+// the proposal reads the same whichever page was extracted first.
+const BETTER = `(EXCLUDED.raw_confidence, coalesce(kg_proposals.name, '') COLLATE "C", coalesce(kg_proposals.node_type, ''), coalesce(kg_proposals.evidence_quote, '') COLLATE "C")
+  > (coalesce(kg_proposals.raw_confidence, kg_proposals.confidence), coalesce(EXCLUDED.name, '') COLLATE "C", coalesce(EXCLUDED.node_type, ''), coalesce(EXCLUDED.evidence_quote, '') COLLATE "C")`;
+const BEST_NAME = `name = CASE WHEN ${BETTER} THEN EXCLUDED.name ELSE kg_proposals.name END,
+         node_type = CASE WHEN ${BETTER} THEN EXCLUDED.node_type ELSE kg_proposals.node_type END,
+         name_stem = CASE WHEN ${BETTER} THEN EXCLUDED.name_stem ELSE kg_proposals.name_stem END,`;
 const BEST_CONFIDENCE = `support_count = kg_proposals.support_count + EXCLUDED.support_count,
          confidence = CASE WHEN ${BETTER} THEN EXCLUDED.confidence ELSE kg_proposals.confidence END,
          evidence_quote = CASE WHEN ${BETTER} THEN EXCLUDED.evidence_quote ELSE kg_proposals.evidence_quote END,
@@ -481,7 +487,7 @@ export class KgExtractionRepository {
   }
 
   /**
-   * Upserts pending node proposals by signature (confidence: the best seen; quote: the best one's) and adds their
+   * Upserts pending node proposals by signature (confidence: the best seen; quote, name and type: the best one's) and adds their
    * support, in one statement. Rejected signatures and signatures of approved nodes are skipped. Returns the ids of
    * the proposals written.
    */
@@ -501,7 +507,7 @@ export class KgExtractionRepository {
           WHERE NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'node' AND r.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_nodes n WHERE n.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_node_signatures ns WHERE ns.signature = x.signature)
-         ON CONFLICT (kind, signature) WHERE status = 'pending' DO UPDATE SET ${BEST_CONFIDENCE}
+         ON CONFLICT (kind, signature) WHERE status = 'pending' DO UPDATE SET ${BEST_NAME} ${BEST_CONFIDENCE}
          RETURNING id, signature),
        ${SUPPORT_FROM_WRITTEN}
        SELECT id::text AS id FROM written`,

@@ -24,6 +24,7 @@ import { calibrate, type CalibrationMap } from './calibration.js';
 import { KgCalibrationService } from './kg-calibration.service.js';
 import { nameStem, signalPattern } from './proposal-signals.js';
 import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
+import { proposalOutranks, variantForms, variantSignatures } from './name-variants.js';
 import { Metrics } from '../metrics/metrics.js';
 
 /** The result of one extraction run of one page (stored as the job's output). */
@@ -306,27 +307,30 @@ export class PageExtractionService {
     );
     const resolved = await this.resolveNodes(raw, tx);
     // Variants of one name (case, plural, a page's file name, another type) become one proposal: the pending one that
-    // already has a variant of the name, else the best supported of this run. The other spellings stay as the
-    // mentions' surfaces, which become aliases when the proposal is approved.
+    // already has a variant of the name, else the best supported of this run; its best-scored spelling and type name
+    // it. The other spellings stay as the mentions' surfaces, which become aliases when the proposal is approved.
     const canonical = await this.canonicalVariants(raw.filter((e) => !resolved.has(e.signature) && !resolved.has(`name:${e.normalised}`)), tx);
     const entities = raw.map((e) => {
       const into = canonical.get(e.signature);
-      return into ? { ...e, signature: into.signature, canonicalName: into.name, canonicalType: into.type } : { ...e, canonicalName: e.entity.name, canonicalType: e.entity.type };
+      return into ? { ...e, signature: into.signature } : e;
     });
 
     const mentions = new Map<string, MentionRow>();
     const nodeProposals = new Map<string, NodeProposalRow>();
-    for (const { chunkId, result, entity, signature, normalised, canonicalName, canonicalType } of entities) {
+    for (const { chunkId, result, entity, signature, normalised } of entities) {
       const node = resolved.get(signature) ?? resolved.get(`name:${normalised}`) ?? null;
       const key = `${chunkId}\u0000${signature}`;
       const seen = mentions.get(key);
       if (!seen || seen.confidence < entity.confidence) mentions.set(key, { chunkId, signature, nodeId: node?.id ?? null, surface: entity.name, confidence: entity.confidence });
       if (node || entity.confidence < threshold) continue;
       const proposal = nodeProposals.get(signature) ?? {
-        signature, name: canonicalName, nodeType: canonicalType, nameStem: nameStem(canonicalName), confidence: 0, rawConfidence: -1, signals: [], signalPattern: '',
+        signature, name: entity.name, nodeType: entity.type, nameStem: nameStem(entity.name), confidence: 0, rawConfidence: -1, signals: [], signalPattern: '',
         quote: entity.evidence, extractor: result.extractor, model: result.model, support: [],
       };
-      if (entity.confidence > proposal.rawConfidence) Object.assign(proposal, scored(entity, maps.node));
+      // The best-scored spelling names the proposal, here and in the upsert (the same order), whichever page came first.
+      if (proposalOutranks(entity, proposal)) {
+        Object.assign(proposal, { name: entity.name, nodeType: entity.type, nameStem: nameStem(entity.name) }, scored(entity, maps.node));
+      }
       addSupport(proposal.support, { chunkId, pageId: page.id, quote: entity.evidence, confidence: entity.confidence });
       nodeProposals.set(signature, proposal);
     }
@@ -454,29 +458,6 @@ export class PageExtractionService {
     }
     return resolved;
   }
-}
-
-/**
- * For each proposal, the signatures a mention of a variant of its name may carry (each lower-case form of the name
- * with each entity type), mapped to the proposal's signature.
- */
-export function variantSignatures(proposals: readonly { signature: string; name: string }[]): Map<string, string> {
-  const to = new Map<string, string>();
-  for (const proposal of proposals) {
-    for (const form of variantForms(variantKey(proposal.name))) {
-      for (const type of ENTITY_TYPES) {
-        const from = `${form}|${type}`;
-        if (from !== proposal.signature && !to.has(from)) to.set(from, proposal.signature);
-      }
-    }
-  }
-  return to;
-}
-
-/** The lower-case forms a variant key is written in: with spaces or hyphens, singular or plural. */
-function variantForms(key: string): string[] {
-  const plural = /(?:s|x|ch|sh)$/.test(key) ? `${key}es` : /[^aeiou]y$/.test(key) ? `${key.slice(0, -1)}ies` : `${key}s`;
-  return [...new Set([key, `${key}s`, plural].flatMap((form) => [form, form.replace(/ /g, '-')]))];
 }
 
 /** A proposal's score from its best support: the raw score, calibrated by the map in force, with that support's quote and signals. */

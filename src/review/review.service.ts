@@ -291,7 +291,9 @@ export class ReviewService {
       let type = edits.type ?? row.type ?? '';
       if (edits.type !== undefined && !isEntityType(edits.type)) throw ReviewErrors.invalid(`“${edits.type}” is not an entity type; use one of: ${REVIEW_TYPES.join(', ')}.`);
       if (name === '') throw ReviewErrors.invalid('The name may not be empty.');
-      let signature = name === row.name && type === row.type ? row.signature : nodeSignature(name, type);
+      // The entity's signature is its name's and type's. A pending proposal's may be a variant's (the spelling that
+      // proposed it first, before a better-scored one named it); approval maps that one to the entity as well.
+      let signature = nodeSignature(name, type);
       let intoNodeId: string | null = null;
       if (edits.intoEntityId) {
         const [into] = await this.curation.lockNodes([edits.intoEntityId], tx);

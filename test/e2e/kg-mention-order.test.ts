@@ -67,4 +67,38 @@ describe('mentions whichever page is extracted first', () => {
     const entity = await admin.get(`/api/entities/${node.id}`).expect(200);
     expect(entity.body.pages.items.map((p: { slug: string }) => p.slug).sort()).toEqual(['harbour-log', 'lantern-relay']);
   });
+
+  it('names a proposal by its best-scored spelling, not by the page extracted first', async () => {
+    // A page of a cluster that feeds no graph gives its title to the links that point at it.
+    await admin.post('/api/pages').send({ title: 'Signal Flares', body: '---\ncluster: archive\n---\nSignal Flares are bright lights.\n' }).expect(201);
+    // First: a page that links to it; the link proposes the name, just at the threshold, under the plural.
+    await admin.post('/api/pages').send({ title: 'Harbour', body: body('Each tower keeps [[Signal Flares]] in a box, and the crew checks them daily.') }).expect(201);
+    await waitForJobs(t);
+    const flares = `SELECT name, raw_confidence::float8 AS raw FROM kg_proposals WHERE kind = 'node' AND status = 'pending' AND lower(name) LIKE 'signal flare%'`;
+    const first: { name: string; raw: number }[] = await t.dataSource.query(flares);
+    expect(first.map((p) => p.name)).toEqual(['Signal Flares']);
+    // Later: a page about it under the singular, whose title and repeated name score higher.
+    await admin
+      .post('/api/pages')
+      .send({ title: 'Signal Flare', body: body('A Signal Flare is a bright light fired into the sky. A Signal Flare burns for a minute.') })
+      .expect(201);
+    await waitForJobs(t);
+    const after: { name: string; raw: number }[] = await t.dataSource.query(flares);
+    expect(after).toHaveLength(1);
+    expect(after[0].raw).toBeGreaterThan(first[0].raw);
+    // Before the change the first page's spelling stayed (this test failed here).
+    expect(after[0].name).toBe('Signal Flare');
+
+    // Approved, the entity's signature is its own name's; the first spelling's leads to it, and both pages mention it.
+    const [{ id, signature }]: { id: string; signature: string }[] = await t.dataSource.query(
+      `SELECT id::text AS id, signature FROM kg_proposals WHERE kind = 'node' AND status = 'pending' AND name = 'Signal Flare'`,
+    );
+    await admin.post(`/admin/knowledge-graph/proposals/${id}/approve`).send({}).expect(200);
+    const [node]: { id: string; signature: string }[] = await t.dataSource.query(`SELECT id::text AS id, signature FROM kg_nodes WHERE name = 'Signal Flare'`);
+    expect(node.signature).toMatch(/^signal flare\|/);
+    expect(signature).toMatch(/^signal flares\|/);
+    expect(await t.dataSource.query(`SELECT node_id::text AS id FROM kg_node_signatures WHERE signature = $1`, [signature])).toEqual([{ id: node.id }]);
+    const entity = await admin.get(`/api/entities/${node.id}`).expect(200);
+    expect(entity.body.pages.items.map((p: { slug: string }) => p.slug).sort()).toEqual(['harbour', 'signal-flare']);
+  });
 });
