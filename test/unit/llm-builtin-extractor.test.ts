@@ -25,7 +25,7 @@ describe('the built-in extractor on a foam-docs page', () => {
     const first = await extractor.extract(REQUEST);
     const second = await new BuiltinExtractor().extract(structuredClone(REQUEST));
     expect(second).toEqual(first);
-    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v4' });
+    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v5' });
   });
 
   it('finds the wikilink targets, by title or by the slug the link is written with', async () => {
@@ -163,8 +163,21 @@ describe('the built-in extractor on small inputs', () => {
     expect(names).not.toContain('MyVariable');
   });
 
+  it('takes no name from an identifier, a dotted path or a word that only says where a link points', async () => {
+    const { entities } = await extractor.extract(
+      request(
+        'The snippet inserts TM_CURRENT_LINE and TM_SELECTED_TEXT for Visual Studio Code users. See [[Sample Note|dendron.topic.note-reference.sample]] ' +
+          'and read the parameters [here](https://example.com/fuse.ts). Here the Fuse Library matches names.',
+        { linkTargets: ['dendron.topic.note-reference.sample'], wantedTargets: [] },
+      ),
+    );
+    const names = entities.map((e) => e.name.toLowerCase());
+    expect(names).toContain('visual studio code');
+    for (const junk of ['tm', 'current', 'selected', 'tm_current_line', 'dendron.topic.note-reference.sample', 'here']) expect(names).not.toContain(junk);
+  });
+
   it('answers an empty or code-only chunk with nothing, and a cancelled call with the abort', async () => {
-    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v4', dropped: [] });
+    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v5', dropped: [] });
     expect((await extractor.extract(request('```\nconst x = 1;\n```'))).entities).toEqual([]);
     const controller = new AbortController();
     controller.abort();
@@ -185,7 +198,8 @@ describe('the built-in extractor on small inputs', () => {
     ['> **Bold** and _emphasis_ and ~~gone~~', 'Bold and emphasis and gone'],
     ['See https://example.com or <b>this</b>.', 'See or this .'],
     ['| a | b |', '; a ; b ;'],
-    ['snake_case stays', 'snake_case stays'],
+    // An identifier with underscores is code (its parts are no names); emphasis with underscores is not one.
+    ['snake_case and TM_CURRENT_LINE are code, _this_ is not', 'and are code, this is not'],
   ])('cleanMarkdown(%o) is %o', (raw, clean) => {
     expect(cleanMarkdown(raw)).toBe(clean);
   });

@@ -13,7 +13,7 @@ import { normaliseEntityType } from '../vocabulary.js';
 import { type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
 import { ExtractorError } from '../../llm-client/llm-errors.js';
 
-export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v4';
+export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v5';
 
 /**
  * How much each piece of evidence says that a name is an entity worth proposing. They combine as independent
@@ -93,6 +93,8 @@ const STOP_NAMES = new Set([
   'i', 'a', 'an', 'the', 'this', 'that', 'these', 'those', 'it', 'its', 'you', 'your', 'we', 'our', 'they', 'note',
   'example', 'examples', 'thing', 'things', 'way', 'ways', 'lot', 'lots', 'something', 'anything', 'everything', 'nothing',
   'part', 'kind', 'type', 'use', 'case', 'time', 'etc', 'e.g', 'i.e', 'ok', 'yes', 'no', 'todo', 'tip', 'warning', 'info',
+  // Where a link points, not what it names (`see [here](…)`, `click here`, `this page`).
+  'here', 'there', 'below', 'above', 'link', 'links here', 'click here', 'this page', 'this link', 'more',
 ]);
 
 export interface BuiltinExtractorOptions {
@@ -760,6 +762,7 @@ export function cleanMarkdown(raw: string): string {
     .replace(/!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?\]\]/g, '$1')
     .replace(/!?\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
     .replace(/`[^`\n]*`/g, ' ')
+    .replace(SNAKE_IDENTIFIER, ' ')
     .replace(/<[^>\n]+>/g, ' ')
     .replace(/\bhttps?:\/\/\S+/g, ' ')
     .replace(/\[\^[^\]\n]*\]/g, '')
@@ -819,10 +822,16 @@ function mentionsNeedle(sentence: Sentence, needle: string): boolean {
 function isPlausibleName(key: string): boolean {
   if (key.length < 2 || key.length > 80) return false;
   if (STOP_NAMES.has(key)) return false;
-  // A file name or a path (`lucide-cog.svg`, `../../CONTRIBUTING.md`) is an attachment or a page, never an entity.
-  if (/[\\/]/.test(key) || isAttachmentTarget(key) || /\.(?:md|markdown)$/.test(key)) return false;
+  // A file name or a path (`lucide-cog.svg`, `../../CONTRIBUTING.md`) is an attachment or a page, never an entity;
+  // nor is a dotted path (`dendron.topic.note-reference.sample`, `docs.github.com`: a note's file name, a host).
+  if (/[\\/]/.test(key) || isAttachmentTarget(key) || /\.(?:md|markdown)$/.test(key) || DOTTED_PATH.test(key)) return false;
   return /\p{L}/u.test(key);
 }
+
+const DOTTED_PATH = /^[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+){2,}$/u;
+
+// An identifier written with underscores (`TM_CURRENT_LINE`, `note_id`): code, whose parts are not names.
+const SNAKE_IDENTIFIER = /(?<![\p{L}\p{N}])[\p{L}\p{N}]+(?:_[\p{L}\p{N}]+)+(?![\p{L}\p{N}])/gu;
 
 const BLOCK_MARKER = /^\s{0,3}(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d{1,9}[.)]\s+|>\s?)+/;
 
