@@ -37,6 +37,8 @@ describe('page titles', () => {
     ['Format your notes', 'task'], ['diagrams-in-markdown', 'topic'], ['frequently-asked-questions', 'topic'],
     ['Graph view', 'entity'], ['block-anchors', 'entity'], ['Share Sheet', 'entity'], ['Command palette', 'entity'], ['spell-checking', 'entity'],
     ['Material for MkDocs', 'entity'], ['Canvas', 'entity'],
+    ['Getting Started', 'task'], ['Using Hierarchy Position', 'task'], ['Creating new notes', 'task'], ['Meeting Note', 'entity'],
+    ['Spell Checking', 'entity'], ['String Manipulation Functions', 'entity'],
   ])('%s names a %s', (title, kind) => {
     expect(titleKind(title)).toBe(kind);
   });

@@ -77,6 +77,10 @@ function classify(title: string): TitleKind {
   // `Coming from Obsidian`, `Publish to GitHub Pages`, `Format your notes`: a verb or gerund, then its object's article or preposition.
   const verbFirst = /ing$/.test(lower[0]) || (lexiconTags(lower[0]).length > 0 && lexiconTags(lower[0]).every((t) => VERB_TAGS.includes(t)));
   if (verbFirst && (PREPOSITIONS.has(lower[1]) || ARTICLES.has(lower[1]))) return 'task';
+  // `Getting Started`, `Using Hierarchy Position`, `Creating New Notes`: a gerund before a participle, or before a
+  // phrase of two words or more, is what a page teaches. A gerund before one noun is a compound (`Meeting Note`).
+  const gerund = /ing$/.test(lower[0]) && (lexiconTags(lower[0]).includes('Gerund') || lexiconTags(lower[0]).length === 0);
+  if (gerund && (/ed$/.test(lower[1]) || words.length >= 3)) return 'task';
   const capitalised = words.filter((w) => /^\p{Lu}/u.test(w)).length;
   if (capitalised >= 2 && capitalised >= Math.ceil(words.filter((w) => !PREPOSITIONS.has(w.toLowerCase()) && w.length > 3).length)) return 'entity';
   if (lower.slice(1).some((w) => PREPOSITIONS.has(w)) && words.length >= 3) {
