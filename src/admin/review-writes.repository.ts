@@ -143,7 +143,8 @@ export class ReviewWritesRepository {
     await tx.query(`UPDATE kg_review_batch b SET node_id = n.id FROM kg_nodes n WHERE b.kind = 'node' AND b.node_id IS NULL AND n.signature = b.signature`);
 
     // The extractor's name stays findable: as an alias, and its signature leads to the node. So do the other spellings
-    // the pages used for it (the mentions' surfaces: `tags`, `Tag`, `web-clipper`), one alias per spelling.
+    // the pages used for it (the mentions' surfaces: `tags`, `Tag`, `web-clipper`) and the other names the extractor
+    // gave it (the proposal's aliases: `transclusion` for Embeds), one alias per spelling.
     await tx.query(
       `UPDATE kg_nodes n SET aliases = n.aliases || a.names, updated_at = now()
          FROM (SELECT v.node_id, array_agg(v.name ORDER BY v.name) AS names
@@ -151,7 +152,10 @@ export class ReviewWritesRepository {
                          FROM (SELECT b.node_id, b.orig_name AS name FROM kg_review_batch b WHERE b.kind = 'node' AND b.orig_name IS NOT NULL
                                UNION ALL
                                SELECT b.node_id, m.surface FROM kg_review_batch b JOIN kg_mentions m ON m.signature = b.orig_signature
-                                WHERE b.kind = 'node' AND m.surface IS NOT NULL) s
+                                WHERE b.kind = 'node' AND m.surface IS NOT NULL
+                               UNION ALL
+                               SELECT b.node_id, a.name FROM kg_review_batch b JOIN kg_proposals p ON p.id = b.proposal_id
+                                CROSS JOIN LATERAL unnest(p.aliases) AS a(name) WHERE b.kind = 'node') s
                          JOIN kg_nodes x ON x.id = s.node_id
                         WHERE lower(s.name) <> lower(x.name) AND NOT lower(s.name) = ANY (SELECT lower(a) FROM unnest(x.aliases) a)
                         ORDER BY s.node_id, lower(s.name), s.name) v

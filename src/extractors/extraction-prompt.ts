@@ -1,6 +1,6 @@
 // What Ollama and Anthropic are asked, and the shape they must answer in. One prompt for both backends, so that
 // switching backend changes the model, not the task.
-import { ENTITY_TYPES, PREDICATES, type ExtractionRequest } from './extraction.types.js';
+import { ENTITY_TYPES, MAX_ENTITY_ALIASES, PREDICATES, type ExtractionRequest } from './extraction.types.js';
 
 /** Known (approved) entity names sent with each chunk; the nearest ones come first, the rest are cut. */
 export const MAX_KNOWN_ENTITIES_IN_PROMPT = 150;
@@ -19,6 +19,12 @@ export const EXTRACTION_JSON_SCHEMA = {
           type: { type: 'string', enum: [...ENTITY_TYPES] },
           confidence: { type: 'number', minimum: 0, maximum: 1 },
           evidence: { type: 'string', description: 'A verbatim quote from the chunk (one sentence or less) that mentions it.' },
+          aliases: {
+            type: 'array',
+            items: { type: 'string' },
+            maxItems: MAX_ENTITY_ALIASES,
+            description: 'Other names readers know it by: abbreviations, synonyms, what other tools or communities call it. May be empty.',
+          },
         },
         required: ['name', 'type', 'confidence', 'evidence'],
       },
@@ -58,7 +64,10 @@ export const EXTRACTION_SYSTEM_PROMPT = [
   '  The evidence of a relation is the sentence that states it.',
   '- Not entities: file names and attachments (images, PDFs, `x.png`), generic words used as ordinary words, fragments of a longer name',
   '  (prefer the whole name, "Share Sheet" not "Sheet"), and page titles that name a task ("Manage vaults", "How to …").',
-  '- Only state what the chunk itself says. Do not add outside knowledge.',
+  '- Only state what the chunk itself says. Do not add outside knowledge, except in "aliases".',
+  `- "aliases" (optional, at most ${MAX_ENTITY_ALIASES}): other names a reader might search for the entity by — an abbreviation ("2FA"),`,
+  '  a synonym, the word other tools or communities use ("transclusion" for embedding one note in another). Leave it out when none is',
+  '  common; never a description, a translation or a variant spelling of the name. An admin reviews them; approved, search finds the entity by them.',
   '- Every "evidence" must be a verbatim quote copied character for character from the chunk: no paraphrase, no ellipsis, at most one sentence.',
   '  An item whose quote is not in the chunk is discarded.',
   '- When a known entity fits, reuse its name exactly as listed instead of a variant spelling.',

@@ -2,7 +2,7 @@
 // checked against the schema, names cleaned, types and predicates mapped onto the closed vocabularies,
 // confidences clamped, and every evidence quote found in the chunk. Pure: no I/O, no clock, no randomness.
 import { ChunkText, type QuoteMatchKind } from './evidence-matcher.js';
-import type { ExtractedEntity, ExtractedRelation, ExtractionRequest, ExtractionResult } from './extraction.types.js';
+import { MAX_ENTITY_ALIASES, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult } from './extraction.types.js';
 import { normaliseEntityType, normalisePredicate } from './vocabulary.js';
 
 /** The answer could not be read as the expected JSON object (after one local repair attempt). */
@@ -101,12 +101,18 @@ export function validateExtraction(raw: unknown, request: ExtractionRequest, opt
     const entity: ExtractedEntity = { name: canonical, type, confidence: grounded.confidence, evidence: grounded.evidence };
     const surfaces = stringsOf(item.surfaces).filter((surface) => nameKey(surface) !== nameKey(canonical));
     if (surfaces.length > 0) entity.surfaces = surfaces;
+    const otherNames = aliasesOf(item.aliases, [canonical, name, ...surfaces]);
+    if (otherNames.kept.length > 0) entity.aliases = otherNames.kept;
+    if (otherNames.dropped > 0) dropped.push({ item: `aliases of entity "${name}"`, reason: `${otherNames.dropped} not kept (empty, too long, the name itself, a repeat, or more than ${MAX_ENTITY_ALIASES})` });
     const signals = stringsOf(item.signals);
     if (signals.length > 0) entity.signals = signals;
     const previous = entities.get(key);
     if (previous) {
       dropped.push({ item: `entity "${name}"`, reason: `duplicate of entity "${previous.name}"` });
-      if (entity.confidence > previous.confidence) entities.set(key, { ...entity, name: previous.name });
+      const kept = entity.confidence > previous.confidence ? { ...entity, name: previous.name } : previous;
+      // Both answers' other names stay (the kept one's first).
+      const united = aliasesOf([...(kept.aliases ?? []), ...((kept === previous ? entity : previous).aliases ?? [])], [kept.name, ...(kept.surfaces ?? [])]).kept;
+      entities.set(key, united.length > 0 ? { ...kept, aliases: united } : kept);
       return;
     }
     if (entities.size >= limits.entities) return dropped.push({ item: `entity "${name}"`, reason: `more than ${limits.entities} entities in one chunk` });
@@ -215,6 +221,22 @@ export function confidenceOf(value: unknown): number {
 }
 
 /** Short strings of an optional array (surface forms, signals); anything else is ignored. */
+/** An entity's other names: strings with a letter, cleaned like names, none of its own spellings, no repeat, at most MAX_ENTITY_ALIASES. */
+function aliasesOf(value: unknown, own: string[]): { kept: string[]; dropped: number } {
+  if (!Array.isArray(value)) return { kept: [], dropped: 0 };
+  const seen = new Set(own.map(nameKey));
+  const kept: string[] = [];
+  for (const item of value) {
+    const alias = cleanName(item);
+    // eslint-disable-next-line no-control-regex -- a control character (NUL above all) is never part of a name
+    if (typeof item !== 'string' || alias === null || alias.length > MAX_NAME_LENGTH || !/\p{L}/u.test(alias) || /[\u0000-\u001f\u007f]/.test(alias)) continue;
+    if (seen.has(nameKey(alias)) || kept.length >= MAX_ENTITY_ALIASES) continue;
+    seen.add(nameKey(alias));
+    kept.push(alias);
+  }
+  return { kept, dropped: value.length - kept.length };
+}
+
 function stringsOf(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   return [...new Set(value.filter((v): v is string => typeof v === 'string' && v.trim() !== '' && v.length <= MAX_NAME_LENGTH).map((v) => v.trim()))].slice(0, 20);

@@ -69,6 +69,9 @@ export interface TermStats {
   terms: Record<string, { pages: number; lower: number; capitalised: number }>;
 }
 
+/** Other names an extractor may give one entity (ExtractedEntity.aliases). */
+export const MAX_ENTITY_ALIASES = 5;
+
 export interface ExtractedEntity {
   name: string;
   type: EntityType;
@@ -76,6 +79,12 @@ export interface ExtractedEntity {
   evidence: string;
   /** Other spellings the chunk uses for it (case, plural, a page's file name), which become aliases on approval. */
   surfaces?: string[];
+  /**
+   * Other names readers know it by (an abbreviation, a synonym, what other tools call it: `transclusion` for embeds),
+   * from an LLM extractor, at most MAX_ENTITY_ALIASES. They travel with the proposal, an admin sees them in the review,
+   * and on approval they become the entity's aliases, which search understands as naming it.
+   */
+  aliases?: string[];
   /** Why it was proposed: the signals that made its confidence (the built-in extractor). */
   signals?: string[];
 }

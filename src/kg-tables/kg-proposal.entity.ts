@@ -74,6 +74,10 @@ export class KgProposalEntity {
   @Column('text', { name: 'name_stem', nullable: true })
   nameStem: string | null;
 
+  /** Nodes: other names the extractor gave it (an LLM's aliases, the chunks' other spellings); approval adds them to the entity's. */
+  @Column('text', { array: true, default: () => "'{}'" })
+  aliases: string[];
+
   /** The best quote seen; every quote is in kg_proposal_support. */
   @Column('text', { name: 'evidence_quote', nullable: true })
   evidenceQuote: string | null;

@@ -6,6 +6,7 @@ import type { StoredChunk } from './chunk-plan.js';
 import type { TermCounts } from './term-stats.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import { vectorText } from '../db/vector-text.js';
+import { MAX_PROPOSAL_ALIASES } from './name-variants.js';
 
 /** A page as extraction reads it (straight from the pages table: read-only, like the policy module). */
 export interface PageForExtraction {
@@ -108,6 +109,8 @@ export interface NodeProposalRow extends ProposalScore {
   nodeType: string;
   /** The name's stem (src/kg/proposal-signals.ts): which earlier rejections it resembles. */
   nameStem: string;
+  /** Other names for it (an LLM's aliases, the chunks' other spellings); approval adds them to the entity's. */
+  aliases: string[];
   quote: string;
   extractor: string;
   model: string;
@@ -146,6 +149,12 @@ const vectorLiteral = (vector: number[] | null) => (vector ? vectorText(vector) 
 // the proposal reads the same whichever page was extracted first.
 const BETTER = `(EXCLUDED.raw_confidence, coalesce(kg_proposals.name, '') COLLATE "C", coalesce(kg_proposals.node_type, ''), coalesce(kg_proposals.evidence_quote, '') COLLATE "C")
   > (coalesce(kg_proposals.raw_confidence, kg_proposals.confidence), coalesce(EXCLUDED.name, '') COLLATE "C", coalesce(EXCLUDED.node_type, ''), coalesce(EXCLUDED.evidence_quote, '') COLLATE "C")`;
+// Other names: those it had and the new support's, one per spelling without case (the first in code-point order),
+// the first MAX_PROPOSAL_ALIASES of them without case: the same set whichever page came first.
+const UNITED_ALIASES = `aliases = ARRAY(
+           SELECT u.a FROM (SELECT DISTINCT ON (lower(x.a)) x.a FROM unnest(kg_proposals.aliases || EXCLUDED.aliases) AS x(a)
+                             ORDER BY lower(x.a), x.a COLLATE "C") u
+            ORDER BY lower(u.a) COLLATE "C", u.a COLLATE "C" LIMIT ${MAX_PROPOSAL_ALIASES}),`;
 const BEST_NAME = `name = CASE WHEN ${BETTER} THEN EXCLUDED.name ELSE kg_proposals.name END,
          node_type = CASE WHEN ${BETTER} THEN EXCLUDED.node_type ELSE kg_proposals.node_type END,
          name_stem = CASE WHEN ${BETTER} THEN EXCLUDED.name_stem ELSE kg_proposals.name_stem END,`;
@@ -498,21 +507,21 @@ export class KgExtractionRepository {
       `WITH input AS (
          SELECT * FROM jsonb_to_recordset($1::jsonb)
            AS x(signature text, name text, node_type text, confidence real, raw_confidence real, signals text[], signal_pattern text,
-                name_stem text, quote text, extractor text, model text, support jsonb)),
+                name_stem text, aliases text[], quote text, extractor text, model text, support jsonb)),
        written AS (
-         INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, raw_confidence, signals, signal_pattern, name_stem, evidence_quote,
-                                   extractor, model, support_count)
-         SELECT 'node', x.signature, x.name, x.node_type, x.confidence, x.raw_confidence, x.signals, x.signal_pattern, x.name_stem, x.quote,
-                x.extractor, x.model, jsonb_array_length(x.support) FROM input x
+         INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, raw_confidence, signals, signal_pattern, name_stem, aliases,
+                                   evidence_quote, extractor, model, support_count)
+         SELECT 'node', x.signature, x.name, x.node_type, x.confidence, x.raw_confidence, x.signals, x.signal_pattern, x.name_stem, x.aliases,
+                x.quote, x.extractor, x.model, jsonb_array_length(x.support) FROM input x
           WHERE NOT EXISTS (SELECT 1 FROM kg_rejections r WHERE r.kind = 'node' AND r.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_nodes n WHERE n.signature = x.signature)
             AND NOT EXISTS (SELECT 1 FROM kg_node_signatures ns WHERE ns.signature = x.signature)
-         ON CONFLICT (kind, signature) WHERE status = 'pending' DO UPDATE SET ${BEST_NAME} ${BEST_CONFIDENCE}
+         ON CONFLICT (kind, signature) WHERE status = 'pending' DO UPDATE SET ${BEST_NAME} ${UNITED_ALIASES} ${BEST_CONFIDENCE}
          RETURNING id, signature),
        ${SUPPORT_FROM_WRITTEN}
        SELECT id::text AS id FROM written`,
       [JSON.stringify(rows.map((r) => ({
-        signature: r.signature, name: r.name, node_type: r.nodeType, ...scoreJson(r), name_stem: r.nameStem, quote: r.quote, extractor: r.extractor,
+        signature: r.signature, name: r.name, node_type: r.nodeType, ...scoreJson(r), name_stem: r.nameStem, aliases: r.aliases, quote: r.quote, extractor: r.extractor,
         model: r.model, support: supportJson(r.support),
       })))],
     );

@@ -3,6 +3,9 @@
 import { ENTITY_TYPES } from '../extractors/extraction.types.js';
 import { variantKey } from '../extractors/builtin/name-forms.js';
 
+/** Other names a node proposal keeps at most (the union over its support). */
+export const MAX_PROPOSAL_ALIASES = 10;
+
 /**
  * For each proposal, the signatures a mention of a variant of its name may carry (each lower-case form of the name
  * with each entity type), mapped to the proposal's signature.
@@ -39,4 +42,23 @@ export function proposalOutranks(
   // UTF-8 bytes: the order of the "C" collation.
   const order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
   return (order(entity.name, proposal.name) || order(entity.type, proposal.nodeType) || order(entity.evidence, proposal.quote)) < 0;
+}
+
+/**
+ * A node proposal's other names with more added: one per spelling without case (the first in code-point order), the
+ * first MAX_PROPOSAL_ALIASES without case (the upsert's UNITED_ALIASES), so the set does not depend on the order.
+ */
+export function otherNames(current: readonly string[], more: readonly string[]): string[] {
+  // UTF-8 bytes: the order of the "C" collation, as in SQL.
+  const order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const byKey = new Map<string, string>();
+  for (const name of [...current, ...more]) {
+    const key = name.toLowerCase();
+    const seen = byKey.get(key);
+    if (seen === undefined || order(name, seen) < 0) byKey.set(key, name);
+  }
+  return [...byKey.entries()]
+    .sort(([a, x], [b, y]) => order(a, b) || order(x, y))
+    .slice(0, MAX_PROPOSAL_ALIASES)
+    .map(([, name]) => name);
 }

@@ -24,7 +24,7 @@ import { calibrate, type CalibrationMap } from './calibration.js';
 import { KgCalibrationService } from './kg-calibration.service.js';
 import { nameStem, signalPattern } from './proposal-signals.js';
 import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
-import { proposalOutranks, variantForms, variantSignatures } from './name-variants.js';
+import { otherNames, proposalOutranks, variantForms, variantSignatures } from './name-variants.js';
 import { Metrics } from '../metrics/metrics.js';
 
 /** The result of one extraction run of one page (stored as the job's output). */
@@ -324,9 +324,10 @@ export class PageExtractionService {
       if (!seen || seen.confidence < entity.confidence) mentions.set(key, { chunkId, signature, nodeId: node?.id ?? null, surface: entity.name, confidence: entity.confidence });
       if (node || entity.confidence < threshold) continue;
       const proposal = nodeProposals.get(signature) ?? {
-        signature, name: entity.name, nodeType: entity.type, nameStem: nameStem(entity.name), confidence: 0, rawConfidence: -1, signals: [], signalPattern: '',
-        quote: entity.evidence, extractor: result.extractor, model: result.model, support: [],
+        signature, name: entity.name, nodeType: entity.type, nameStem: nameStem(entity.name), aliases: [], confidence: 0, rawConfidence: -1, signals: [],
+        signalPattern: '', quote: entity.evidence, extractor: result.extractor, model: result.model, support: [],
       };
+      proposal.aliases = otherNames(proposal.aliases, [...(entity.surfaces ?? []), ...(entity.aliases ?? [])]);
       // The best-scored spelling names the proposal, here and in the upsert (the same order), whichever page came first.
       if (proposalOutranks(entity, proposal)) {
         Object.assign(proposal, { name: entity.name, nodeType: entity.type, nameStem: nameStem(entity.name) }, scored(entity, maps.node));

@@ -60,6 +60,8 @@ export interface ProposalRow {
   signals: string[];
   signalPattern: string;
   nameStem: string | null;
+  /** Nodes: other names the extractor gave it (an LLM's aliases, the chunks' other spellings); approved, they are the entity's aliases. */
+  aliases: string[];
   evidenceQuote: string | null;
   supportCount: number;
   status: KgProposalStatus;
@@ -137,7 +139,7 @@ const PROPOSAL_COLUMNS = `p.id::text AS id, p.kind, p.signature, p.name, p.node_
   p.source_signature AS "sourceSignature", p.source_name AS "sourceName", p.predicate,
   p.target_signature AS "targetSignature", p.target_name AS "targetName", p.description, p.confidence,
   p.raw_confidence AS "rawConfidence", p.signals, p.signal_pattern AS "signalPattern", p.name_stem AS "nameStem",
-  p.evidence_quote AS "evidenceQuote", p.support_count AS "supportCount", p.status, p.extractor, p.model,
+  p.aliases, p.evidence_quote AS "evidenceQuote", p.support_count AS "supportCount", p.status, p.extractor, p.model,
   p.reviewed_by AS "reviewedBy", p.reviewed_at AS "reviewedAt", p.review_note AS "reviewNote",
   p.created_at AS "createdAt", p.updated_at AS "updatedAt"`;
 

@@ -141,6 +141,8 @@ export class ReviewQueueService {
       const visibleSupport = mine[0]?.total ?? 0;
       return {
         ...row,
+        // The name itself in another case is no other name (it became the name when its spelling scored best).
+        aliases: row.aliases.filter((a) => a.toLowerCase() !== row.name?.toLowerCase()),
         // What the admin can see: support from a page in the trash or softly excluded is not counted while hidden.
         supportCount: visibleSupport,
         evidence: mine.map((e) => evidenceView(e, contextChars)),

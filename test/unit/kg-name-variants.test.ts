@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ENTITY_TYPES } from '../../src/extractors/extraction.types.js';
-import { proposalOutranks, variantForms, variantSignatures } from '../../src/kg/name-variants.js';
+import { MAX_PROPOSAL_ALIASES, otherNames, proposalOutranks, variantForms, variantSignatures } from '../../src/kg/name-variants.js';
 
 const proposal = (name: string, rawConfidence: number, nodeType = 'concept', quote = 'q') => ({ name, nodeType, rawConfidence, quote });
 const entity = (name: string, confidence: number, type = 'concept', evidence = 'q') => ({ name, type, confidence, evidence });
@@ -53,5 +53,19 @@ describe('which spelling names a proposal', () => {
   it('orders as PostgreSQL\'s "C" collation does, by UTF-8 bytes (not UTF-16 units)', () => {
     // U+FF21 (fullwidth A) sorts before U+1F600 in UTF-8 and code points, after it in UTF-16 code units.
     expect(proposalOutranks(entity('\uFF21', 0.6), proposal('\u{1F600}', 0.6))).toBe(true);
+  });
+});
+
+describe('a proposal\'s other names', () => {
+  it('unites them, one per spelling without case (the first in code-point order), in order without case', () => {
+    expect(otherNames(['transclusion'], ['Transclusion', 'embedding', 'transclusion'])).toEqual(['embedding', 'Transclusion']);
+  });
+
+  it('keeps the same first ten whatever order they came in', () => {
+    const names = Array.from({ length: 14 }, (_, i) => `name ${String.fromCharCode(97 + i)}`);
+    const forward = names.reduce((acc, n) => otherNames(acc, [n]), [] as string[]);
+    const backward = [...names].reverse().reduce((acc, n) => otherNames(acc, [n]), [] as string[]);
+    expect(forward).toHaveLength(MAX_PROPOSAL_ALIASES);
+    expect(backward).toEqual(forward);
   });
 });
