@@ -220,7 +220,6 @@ export function confidenceOf(value: unknown): number {
   return round(Math.min(1, Math.max(0, n)));
 }
 
-/** Short strings of an optional array (surface forms, signals); anything else is ignored. */
 /** An entity's other names: strings with a letter, cleaned like names, none of its own spellings, no repeat, at most MAX_ENTITY_ALIASES. */
 function aliasesOf(value: unknown, own: string[]): { kept: string[]; dropped: number } {
   if (!Array.isArray(value)) return { kept: [], dropped: 0 };
@@ -237,6 +236,7 @@ function aliasesOf(value: unknown, own: string[]): { kept: string[]; dropped: nu
   return { kept, dropped: value.length - kept.length };
 }
 
+/** Short strings of an optional array (surface forms, signals); anything else is ignored. */
 function stringsOf(value: unknown): string[] {
   if (!Array.isArray(value)) return [];
   return [...new Set(value.filter((v): v is string => typeof v === 'string' && v.trim() !== '' && v.length <= MAX_NAME_LENGTH).map((v) => v.trim()))].slice(0, 20);

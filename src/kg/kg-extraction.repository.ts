@@ -147,8 +147,8 @@ const vectorLiteral = (vector: number[] | null) => (vector ? vectorText(vector) 
 // (calibrated from that raw score by the caller, with the map in force now), and a node proposal its name and type.
 // Equal scores go to the name, type and quote first in code-point order (`proposalOutranks` in page-extraction), so
 // the proposal reads the same whichever page was extracted first.
-const BETTER = `(EXCLUDED.raw_confidence, coalesce(kg_proposals.name, '') COLLATE "C", coalesce(kg_proposals.node_type, ''), coalesce(kg_proposals.evidence_quote, '') COLLATE "C")
-  > (coalesce(kg_proposals.raw_confidence, kg_proposals.confidence), coalesce(EXCLUDED.name, '') COLLATE "C", coalesce(EXCLUDED.node_type, ''), coalesce(EXCLUDED.evidence_quote, '') COLLATE "C")`;
+const BETTER = `(EXCLUDED.raw_confidence, coalesce(kg_proposals.name, '') COLLATE "C", coalesce(kg_proposals.node_type, '') COLLATE "C", coalesce(kg_proposals.evidence_quote, '') COLLATE "C")
+  > (coalesce(kg_proposals.raw_confidence, kg_proposals.confidence), coalesce(EXCLUDED.name, '') COLLATE "C", coalesce(EXCLUDED.node_type, '') COLLATE "C", coalesce(EXCLUDED.evidence_quote, '') COLLATE "C")`;
 // Other names: those it had and the new support's, one per spelling without case (the first in code-point order),
 // the first MAX_PROPOSAL_ALIASES of them without case: the same set whichever page came first.
 const UNITED_ALIASES = `aliases = ARRAY(
