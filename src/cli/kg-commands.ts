@@ -149,7 +149,7 @@ export function registerKgCommands(program: Command): void {
       .summary('check every invariant of the knowledge graph; --repair mends the safe ones')
       .description(
         'Check every invariant the knowledge graph relies on (read-only): per invariant, how many rows break it and a few examples. ' +
-          '--repair mends those that can be mended safely (counts, unsupported pending proposals, co-mentions; re-extraction and re-embedding enqueued), ' +
+          '--repair mends those that can be mended safely (counts, unsupported pending proposals, mentions named by a variant, co-mentions; re-extraction and re-embedding enqueued), ' +
           `in one transaction written to the audit log; it never deletes approved knowledge. Exits with ${CHECK_FINDINGS_EXIT} when findings remain, 0 when every invariant holds.`,
       )
       .option('--repair', 'repair what can be repaired safely, then check again')

@@ -26,7 +26,7 @@ export class KgCheckApiController {
   @Post('repair')
   @HttpCode(200)
   @ApiOperation({
-    summary: 'Repairs what can be repaired safely (counts, unsupported pending proposals, co-mentions; re-extraction and re-embedding enqueued), in one audited transaction',
+    summary: 'Repairs what can be repaired safely (counts, unsupported pending proposals, mentions named by a variant, co-mentions; re-extraction and re-embedding enqueued), in one audited transaction',
     description: 'Never deletes approved knowledge. Answers the check before, what was done, and the check right after.',
   })
   @ApiOkResponse({ type: RepairReportResponse })

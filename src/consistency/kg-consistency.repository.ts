@@ -1,10 +1,30 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { variantKey } from '../extractors/builtin/name-forms.js';
+import { variantForms } from '../kg/name-variants.js';
 import { EXAMPLES_SHOWN, type InvariantFinding, type InvariantName } from './kg-invariants.js';
 
+/**
+ * The lower-case forms of the names of approved entities and pending node proposals (mentionForms): the signature's
+ * name a mention of each may carry, with the entity it names (only when one entity holds it) or the proposal's signature.
+ */
+export interface MentionForms {
+  forms: string[];
+  /** The pending proposal's signature, or null for an entity's form. */
+  targets: (string | null)[];
+  /** The entity's id, or null for a proposal's form. */
+  nodes: (string | null)[];
+}
+
+/** What the checks read besides the tables: the embedding model, and the forms of the names mentions may carry. */
+interface CheckContext {
+  model: string;
+  forms: MentionForms;
+}
+
 /** One check: a statement answering the number of rows that break the invariant and a few of them in words. */
-type CheckSql = (model: string) => { sql: string; params: unknown[] };
+type CheckSql = (context: CheckContext) => { sql: string; params: unknown[] };
 
 // Each check selects `bad` rows with a `line` (the example in words) and an `ord` (which examples come first).
 const finding = (bad: string, params: unknown[] = []) => ({
@@ -27,6 +47,17 @@ const SHARED_CHUNKS = `
     FROM kg_mentions a JOIN kg_mentions o ON o.chunk_id = a.chunk_id AND o.node_id IS NOT NULL AND o.node_id <> a.node_id
    WHERE a.node_id IS NOT NULL AND a.node_id < o.node_id
    GROUP BY 1, 2`;
+
+// Unlinked mentions whose signature's name is a form of an approved entity's name (link them) or of a pending node
+// proposal's (give them its signature; one per chunk, none where the chunk has one already). $1–$3: MentionForms.
+const MISNAMED_MENTIONS = `
+  SELECT DISTINCT ON (m.chunk_id, coalesce(f.target, m.signature)) m.id, m.chunk_id, m.signature, f.target, f.node
+    FROM unnest($1::text[], $2::text[], $3::bigint[]) AS f(form, target, node)
+    JOIN kg_mentions m ON left(m.signature, length(m.signature) - strpos(reverse(m.signature), '|')) = f.form
+   WHERE m.node_id IS NULL
+     AND (f.node IS NOT NULL
+          OR (m.signature <> f.target AND NOT EXISTS (SELECT 1 FROM kg_mentions o WHERE o.chunk_id = m.chunk_id AND o.signature = f.target)))
+   ORDER BY m.chunk_id, coalesce(f.target, m.signature), m.id`;
 
 // Co-mention edges out of step with the mentions: an extracted one with the wrong weight or no shared chunk, or none at all.
 const CO_MENTIONS_OFF = `
@@ -101,6 +132,14 @@ const CHECKS: Record<InvariantName, CheckSql> = {
                              WHERE np.node_id = n.id AND p.status = 'approved')
             AND NOT EXISTS (SELECT 1 FROM kg_mentions m WHERE m.node_id = n.id))`),
 
+  mentions_named: ({ forms }) => finding(`
+    SELECT format('page %s: the mention %s %s', p.slug, b.signature,
+                  CASE WHEN b.node IS NOT NULL THEN format('names entity %s (%s) but is not linked to it', b.node, n.name)
+                       ELSE format('names the pending proposal %s under another signature', b.target) END) AS line, p.slug AS ord
+      FROM (${MISNAMED_MENTIONS}) b
+      JOIN kg_content_chunks c ON c.id = b.chunk_id JOIN pages p ON p.id = c.page_id
+      LEFT JOIN kg_nodes n ON n.id = b.node`, [forms.forms, forms.targets, forms.nodes]),
+
   co_mention_weights: () => finding(`
     SELECT format('%s and %s: %s', a.name, b.name,
                   CASE WHEN c.edge_id IS NULL THEN format('share %s chunk(s) but have no co-mention edge', c.shared)
@@ -116,7 +155,7 @@ const CHECKS: Record<InvariantName, CheckSql> = {
       CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM kg_proposal_support s WHERE s.page_id = pp.page_id) su
      WHERE ch.n > 0 OR su.n > 0`),
 
-  chunk_embeddings: (model) => finding(`
+  chunk_embeddings: ({ model }) => finding(`
     SELECT format('page %s: %s chunk(s) %s', p.slug, b.n, b.what) AS line, p.slug AS ord
       FROM (SELECT c.page_id, count(*)::int AS n,
                    string_agg(DISTINCT CASE WHEN c.embedding IS NULL THEN 'without a vector' ELSE format('embedded with %s', c.embedding_model) END, ', ') AS what
@@ -126,7 +165,7 @@ const CHECKS: Record<InvariantName, CheckSql> = {
              GROUP BY c.page_id) b
       JOIN pages p ON p.id = b.page_id`, [model]),
 
-  node_embeddings: (model) => finding(`
+  node_embeddings: ({ model }) => finding(`
     SELECT format('node %s (%s): no vector from %s', n.id, n.name, $1::text) AS line, n.id AS ord
       FROM kg_nodes n
      WHERE NOT EXISTS (SELECT 1 FROM kg_node_embeddings e WHERE e.node_id = n.id AND e.model = $1)`, [model]),
@@ -144,9 +183,10 @@ export class KgConsistencyRepository {
   /** Runs every check in one read-only transaction, so that they all see the same snapshot. */
   async check(model: string): Promise<Record<InvariantName, InvariantFinding>> {
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
+      const context: CheckContext = { model, forms: await this.mentionForms(tx) };
       const found = {} as Record<InvariantName, InvariantFinding>;
       for (const [name, check] of Object.entries(CHECKS) as [InvariantName, CheckSql][]) {
-        const { sql, params } = check(model);
+        const { sql, params } = check(context);
         const rows: { n: number; examples: string[] | null }[] = await tx.query(sql, params);
         found[name] = { count: rows[0].n, examples: rows[0].examples ?? [] };
       }
@@ -184,6 +224,47 @@ export class KgConsistencyRepository {
     }
     const positionIds = positions.map((r) => r.page_id);
     return { positions: positionIds, counts: counts.map((r) => r.page_id).filter((id) => !positionIds.includes(id)) };
+  }
+
+  /**
+   * The forms of the names of approved entities (name and aliases) and pending node proposals, as extraction resolves
+   * a mention: an entity's form only when no other entity has it, a proposal's only when no entity has it.
+   */
+  async mentionForms(db: EntityManager): Promise<MentionForms> {
+    const nodes: { id: string; names: string[] }[] = await db.query(`SELECT id::text AS id, array_prepend(name, aliases) AS names FROM kg_nodes ORDER BY id`);
+    const pending: { signature: string; name: string }[] = await db.query(
+      `SELECT signature, name FROM kg_proposals WHERE kind = 'node' AND status = 'pending' ORDER BY signature`,
+    );
+    const byForm = new Map<string, { target: string | null; node: string | null }>();
+    const ambiguous = new Set<string>();
+    for (const node of nodes) {
+      for (const form of new Set(node.names.flatMap((name) => variantForms(variantKey(name))))) {
+        const seen = byForm.get(form);
+        if (seen && seen.node !== node.id) ambiguous.add(form);
+        else byForm.set(form, { target: null, node: node.id });
+      }
+    }
+    for (const form of ambiguous) byForm.delete(form);
+    for (const proposal of pending) {
+      for (const form of variantForms(variantKey(proposal.name))) {
+        if (!byForm.has(form) && !ambiguous.has(form)) byForm.set(form, { target: proposal.signature, node: null });
+      }
+    }
+    const entries = [...byForm.entries()];
+    return { forms: entries.map(([form]) => form), targets: entries.map(([, v]) => v.target), nodes: entries.map(([, v]) => v.node) };
+  }
+
+  /** Mentions named by a variant linked to their entity, or given their pending proposal's signature; returns how many. */
+  async linkMisnamedMentions(tx: EntityManager): Promise<number> {
+    const forms = await this.mentionForms(tx);
+    const rows: { n: number }[] = await tx.query(
+      `WITH bad AS (${MISNAMED_MENTIONS}),
+       fixed AS (UPDATE kg_mentions m SET node_id = coalesce(bad.node, m.node_id), signature = coalesce(bad.target, m.signature)
+                   FROM bad WHERE m.id = bad.id RETURNING 1)
+       SELECT count(*)::int AS n FROM fixed`,
+      [forms.forms, forms.targets, forms.nodes],
+    );
+    return rows[0].n;
   }
 
   /** support_count from the support rows; returns how many proposals changed. */

@@ -40,7 +40,7 @@ export class KgConsistencyService {
 
   /**
    * Repairs what can be repaired safely, in one transaction with its audit entry: record counts, support counts,
-   * unsupported pending proposals, co-mention edges. Then (after the commit: jobs are idempotent) the pages whose
+   * unsupported pending proposals, mentions named by a variant, co-mention edges. Then (after the commit: jobs are idempotent) the pages whose
    * chunks were broken are extracted again and, when vectors are missing, the re-embedding is enqueued.
    */
   async repair(origin: RequestOrigin): Promise<RepairReport> {
@@ -53,6 +53,8 @@ export class KgConsistencyService {
         chunk_counts: records.counts.length,
         proposal_support_counts: await this.repository.recountSupport(tx),
         pending_proposals_supported: await this.repository.retireUnsupported(tx),
+        // Before the co-mentions: a mention linked here may give two entities a chunk they share.
+        mentions_named: await this.repository.linkMisnamedMentions(tx),
         co_mention_weights: await this.repository.refreshCoMentions(tx),
       };
       const pageIds = [...records.positions, ...records.counts];

@@ -10,6 +10,7 @@ export const INVARIANT_NAMES = [
   'provenance_approved',
   'derived_rows_grounded',
   'edges_to_merged_or_retired_nodes',
+  'mentions_named',
   'co_mention_weights',
   'purged_cluster_rows',
   'chunk_embeddings',
@@ -60,6 +61,12 @@ export const INVARIANTS: readonly InvariantDefinition[] = [
     name: 'edges_to_merged_or_retired_nodes',
     explanation: 'No edge touches a node that was merged into another, or an extracted node that stands on nothing.',
     repair: null,
+  },
+  {
+    name: 'mentions_named',
+    explanation:
+      'A mention that names an approved entity (its only holder) or a pending proposal by a variant of its name (case, plural, hyphens, another type) is linked to the entity, or carries the proposal’s signature.',
+    repair: 'linked to the entity, or given the proposal’s signature, as extraction does (then co-mention edges are weighed again)',
   },
   {
     name: 'co_mention_weights',
@@ -179,6 +186,7 @@ export function describeRepair(repaired: Partial<Record<InvariantName, number>>,
   if (pagesEnqueued > 0) lines.push(`Enqueued the extraction of ${plural(pagesEnqueued, 'page')} again.`);
   if (n('proposal_support_counts') > 0) lines.push(`Recounted the support of ${plural(n('proposal_support_counts'), 'proposal')}.`);
   if (n('pending_proposals_supported') > 0) lines.push(`Retired ${plural(n('pending_proposals_supported'), 'pending proposal')} with no support.`);
+  if (n('mentions_named') > 0) lines.push(`Linked ${plural(n('mentions_named'), 'mention')} to the entity or proposal a variant of whose name it is.`);
   if (n('co_mention_weights') > 0) lines.push(`Brought ${plural(n('co_mention_weights'), 'co-mention edge')} in step with the mentions.`);
   if (reembedEnqueued) lines.push('Enqueued the background re-embedding with the current model.');
   if (lines.length === 0) lines.push('Nothing to repair.');

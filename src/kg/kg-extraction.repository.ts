@@ -466,18 +466,22 @@ export class KgExtractionRepository {
 
   /**
    * Unlinked mentions whose signature is a key of `signatures` take its value, the signature of a pending node
-   * proposal (one already carrying that signature in the same chunk stays as it is). The caller holds the variant
-   * locks of the names, so no run of another page writes such a mention meanwhile.
+   * proposal (in a chunk that has a mention of it already, or two variants of it, one mention carries it and the
+   * others stay as they are). The caller holds the variant locks of the names, so no run of another page writes
+   * such a mention meanwhile.
    */
   async adoptVariantMentions(signatures: Map<string, string>, tx: EntityManager): Promise<void> {
     if (signatures.size === 0) return;
     await preparedQuery(
       tx,
       `UPDATE kg_mentions m SET signature = x.target
-         FROM unnest($1::text[], $2::text[]) AS x(source, target)
-        WHERE m.signature = x.source AND m.node_id IS NULL
-          AND EXISTS (SELECT 1 FROM kg_proposals p WHERE p.kind = 'node' AND p.status = 'pending' AND p.signature = x.target)
-          AND NOT EXISTS (SELECT 1 FROM kg_mentions o WHERE o.chunk_id = m.chunk_id AND o.signature = x.target)`,
+         FROM (SELECT DISTINCT ON (v.chunk_id, t.target) v.id, t.target
+                 FROM unnest($1::text[], $2::text[]) AS t(source, target)
+                 JOIN kg_mentions v ON v.signature = t.source AND v.node_id IS NULL
+                WHERE EXISTS (SELECT 1 FROM kg_proposals p WHERE p.kind = 'node' AND p.status = 'pending' AND p.signature = t.target)
+                  AND NOT EXISTS (SELECT 1 FROM kg_mentions o WHERE o.chunk_id = v.chunk_id AND o.signature = t.target)
+                ORDER BY v.chunk_id, t.target, v.id) x
+        WHERE m.id = x.id`,
       [[...signatures.keys()], [...signatures.values()]],
     );
   }

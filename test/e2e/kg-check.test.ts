@@ -155,6 +155,44 @@ describe('kurate kg check: the consistency checker', () => {
     await t.dataSource.query('DELETE FROM kg_nodes WHERE id = $1', [lonely]);
   });
 
+  it('finds mentions a variant of an entity’s or a pending proposal’s name left unlinked (as before 2026-12-04), and links them', async () => {
+    // As extraction wrote them when a page was extracted before anyone proposed the name: under another spelling.
+    const [server] = await t.dataSource.query(`SELECT id::text AS id, signature FROM kg_nodes WHERE name = 'Kurate Server'`);
+    const chunk = await one(
+      `SELECT c.id::text AS id FROM kg_content_chunks c JOIN pages p ON p.id = c.page_id
+        WHERE p.slug = 'install' AND EXISTS (SELECT 1 FROM kg_mentions m WHERE m.chunk_id = c.id AND m.node_id = $1) ORDER BY c.position LIMIT 1`,
+      [server.id],
+    );
+    await t.dataSource.query(`DELETE FROM kg_mentions WHERE chunk_id = $1 AND node_id = $2`, [chunk, server.id]);
+    await t.dataSource.query(`INSERT INTO kg_mentions (chunk_id, signature, surface, confidence) VALUES ($1, 'kurate servers|product', 'Kurate Servers', 0.4)`, [chunk]);
+    // And one for a pending proposal, under a plural and another type.
+    const [pending] = await t.dataSource.query(
+      `INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, evidence_quote, extractor, model, support_count)
+       VALUES ('node', 'node runtime|technology', 'Node Runtime', 'technology', 0.7, 'Node', 'builtin', 'm', 1) RETURNING id::text AS id`,
+    );
+    await t.dataSource.query(
+      `INSERT INTO kg_proposal_support (proposal_id, chunk_id, page_id, quote, confidence) SELECT $1, c.id, c.page_id, 'Node', 0.7 FROM kg_content_chunks c WHERE c.id = $2`,
+      [pending.id, chunk],
+    );
+    await t.dataSource.query(`INSERT INTO kg_mentions (chunk_id, signature, surface, confidence) VALUES ($1, 'node runtimes|concept', 'node runtimes', 0.3)`, [chunk]);
+
+    const found = await invariant('mentions_named');
+    expect(found.count).toBe(2);
+    expect(found.examples.join('\n')).toMatch(/kurate servers\|product names entity \d+ \(Kurate Server\)/);
+    expect(found.examples.join('\n')).toMatch(/names the pending proposal node runtime\|technology/);
+    const done = await repair();
+    expect(done.repair.repaired.mentions_named).toBe(2);
+    const mentions = await t.dataSource.query(`SELECT signature, node_id::text AS node FROM kg_mentions WHERE chunk_id = $1 ORDER BY signature`, [chunk]);
+    expect(mentions).toEqual(expect.arrayContaining([
+      { signature: 'kurate servers|product', node: server.id },
+      { signature: 'node runtime|technology', node: null },
+    ]));
+    expect(done.after.invariants.find((i: Invariant) => i.name === 'mentions_named').count).toBe(0);
+    await t.dataSource.query(`DELETE FROM kg_mentions WHERE signature = 'node runtime|technology'`);
+    await t.dataSource.query(`DELETE FROM kg_proposals WHERE id = $1`, [pending.id]);
+    expect(await report()).toMatchObject({ ok: true });
+  });
+
   it('finds a provenance row naming a proposal that is not approved (an admin decides; repair leaves it)', async () => {
     const proposal = await one(`SELECT proposal_id::text AS id FROM kg_node_provenance ORDER BY proposal_id LIMIT 1`);
     await t.dataSource.query(`UPDATE kg_proposals SET status = 'rejected' WHERE id = $1`, [proposal]);
@@ -239,7 +277,7 @@ describe('kurate kg check: the consistency checker', () => {
 
     await t.dataSource.query('UPDATE kg_proposals SET support_count = support_count + 1 WHERE id = (SELECT min(id) FROM kg_proposals)');
     const sick = (await agent.get('/admin/kg-policy').expect(200)).text;
-    expect(sick).toContain('1 finding in 1 invariant of 11: proposal_support_counts (1); all of them repairable with --repair.');
+    expect(sick).toContain(`1 finding in 1 invariant of ${INVARIANT_NAMES.length}: proposal_support_counts (1); all of them repairable with --repair.`);
     expect(sick).toContain('<code>proposal_support_counts</code>: 1');
     const full = (await agent.get('/admin/kg-policy/ui/health').expect(200)).text;
     expect(full).toMatch(/<li>proposal \d+ \(.+\): support_count \d+, \d+ support rows<\/li>/);

@@ -22,7 +22,7 @@ describe('the consistency checker’s report', () => {
     const report = buildReport(found, meta);
     expect(report).toMatchObject({ ok: false, findings: 8, repairable: 7, unrepairable: 1 });
     expect(report.invariants.find((i) => i.name === 'proposal_support_counts')!.examples).toEqual(['a', 'b', 'c', 'd', 'e']);
-    expect(report.summary).toBe('8 findings in 2 invariants of 11: proposal_support_counts (7), provenance_approved (1); 7 repairable with --repair, 1 need an admin.');
+    expect(report.summary).toBe(`8 findings in 2 invariants of ${INVARIANT_NAMES.length}: proposal_support_counts (7), provenance_approved (1); 7 repairable with --repair, 1 need an admin.`);
   });
 
   it('says when nothing or everything is repairable', () => {
