@@ -36,9 +36,11 @@ const stats = (times: number[]) => {
 
 /** Records every statement TypeORM sends (text and parameters), to replay them as the raw-SQL floor. */
 class CapturingLogger implements Logger {
-  statements: { sql: string; params: unknown[] }[] = [];
-  logQuery(query: string, parameters?: unknown[]) {
-    this.statements.push({ sql: query, params: parameters ?? [] });
+  /** `name`: a prepared statement's (src/db/prepared-query.ts), which the floor replays prepared too. */
+  statements: { sql: string; name?: string; params: unknown[] }[] = [];
+  logQuery(query: string | { name: string; text: string }, parameters?: unknown[]) {
+    const prepared = typeof query === 'object' ? query : null;
+    this.statements.push({ sql: prepared ? prepared.text : (query as string), ...(prepared ? { name: prepared.name } : {}), params: parameters ?? [] });
   }
   logQueryError() {}
   logQuerySlow() {}
@@ -139,7 +141,7 @@ describe('hybrid search speed', () => {
     ] as [string, SearchOptions][]) {
       for (const { query } of QUERIES.slice(0, 10)) await search.search(query, 1, 20, options);
       const service: number[] = [];
-      const captured: { sql: string; params: unknown[] }[][] = [];
+      const captured: CapturingLogger['statements'][] = [];
       for (let round = 0; round < ROUNDS; round++) {
         for (const { query } of QUERIES) {
           logger.statements = [];
@@ -169,7 +171,8 @@ describe('hybrid search speed', () => {
             const start = performance.now();
             for (const s of statements) {
               const one = performance.now();
-              await (client ? client.query(s.sql, s.params as unknown[]) : t.dataSource.query(s.sql, s.params as unknown[]));
+              const statement = s.name ? { name: s.name, text: s.sql } : s.sql;
+              await (client ? client.query(statement, s.params as unknown[]) : t.dataSource.query(statement as string, s.params as unknown[]));
               const key = s.sql.replace(/\s+/g, ' ').slice(0, 70);
               byStatement.set(key, [...(byStatement.get(key) ?? []), performance.now() - one]);
               if (!slowestRun || performance.now() - one > slowestRun.ms) slowestRun = { sql: s.sql, params: s.params, ms: performance.now() - one };
