@@ -109,9 +109,11 @@ export function validateExtraction(raw: unknown, request: ExtractionRequest, opt
     const previous = entities.get(key);
     if (previous) {
       dropped.push({ item: `entity "${name}"`, reason: `duplicate of entity "${previous.name}"` });
-      const kept = entity.confidence > previous.confidence ? { ...entity, name: previous.name } : previous;
+      const better = entity.confidence > previous.confidence;
+      const kept = better ? { ...entity, name: previous.name } : previous;
+      const other = better ? previous : entity;
       // Both answers' other names stay (the kept one's first).
-      const united = aliasesOf([...(kept.aliases ?? []), ...((kept === previous ? entity : previous).aliases ?? [])], [kept.name, ...(kept.surfaces ?? [])]).kept;
+      const united = aliasesOf([...(kept.aliases ?? []), ...(other.aliases ?? [])], [kept.name, ...(kept.surfaces ?? [])]).kept;
       entities.set(key, united.length > 0 ? { ...kept, aliases: united } : kept);
       return;
     }
@@ -226,9 +228,10 @@ function aliasesOf(value: unknown, own: string[]): { kept: string[]; dropped: nu
   const seen = new Set(own.map(nameKey));
   const kept: string[] = [];
   for (const item of value) {
+    if (typeof item !== 'string') continue;
     const alias = cleanName(item);
     // eslint-disable-next-line no-control-regex -- a control character (NUL above all) is never part of a name
-    if (typeof item !== 'string' || alias === null || alias.length > MAX_NAME_LENGTH || !/\p{L}/u.test(alias) || /[\u0000-\u001f\u007f]/.test(alias)) continue;
+    if (alias === null || alias.length > MAX_NAME_LENGTH || !/\p{L}/u.test(alias) || /[\u0000-\u001f\u007f]/.test(alias)) continue;
     if (seen.has(nameKey(alias)) || kept.length >= MAX_ENTITY_ALIASES) continue;
     seen.add(nameKey(alias));
     kept.push(alias);

@@ -6,6 +6,9 @@ import { variantKey } from '../extractors/builtin/name-forms.js';
 /** Other names a node proposal keeps at most (the union over its support). */
 export const MAX_PROPOSAL_ALIASES = 10;
 
+/** UTF-8 bytes, the order of PostgreSQL's "C" collation: the SQL side of each choice below sorts the same way. */
+const codePointOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
 /**
  * For each proposal, the signatures a mention of a variant of its name may carry (each lower-case form of the name
  * with each entity type), mapped to the proposal's signature.
@@ -39,8 +42,7 @@ export function proposalOutranks(
   proposal: { name: string; nodeType: string; rawConfidence: number; quote: string },
 ): boolean {
   if (entity.confidence !== proposal.rawConfidence) return entity.confidence > proposal.rawConfidence;
-  // UTF-8 bytes: the order of the "C" collation.
-  const order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const order = codePointOrder;
   return (order(entity.name, proposal.name) || order(entity.type, proposal.nodeType) || order(entity.evidence, proposal.quote)) < 0;
 }
 
@@ -49,8 +51,7 @@ export function proposalOutranks(
  * first MAX_PROPOSAL_ALIASES without case (the upsert's UNITED_ALIASES), so the set does not depend on the order.
  */
 export function otherNames(current: readonly string[], more: readonly string[]): string[] {
-  // UTF-8 bytes: the order of the "C" collation, as in SQL.
-  const order = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+  const order = codePointOrder;
   const byKey = new Map<string, string>();
   for (const name of [...current, ...more]) {
     const key = name.toLowerCase();
