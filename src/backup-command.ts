@@ -1,21 +1,17 @@
-import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import type { INestApplicationContext } from '@nestjs/common';
-import { AppModule } from './app.module.js';
-import { ConfigError, loadConfig } from './config/kurate-config.js';
-import { DatabaseSetupError } from './db/migration-runner.js';
-import { BackupError, readBackupHeader } from './backup/backup-archive.js';
+import { BackupError, readBackupHeader, refuseToOverwrite } from './backup/backup-archive.js';
+import type { BackupSummary, RestoreSummary } from './backup/backup.service.js';
 
 /** The CLI tells a user's mistake (one line) from a bug by this class. */
 export { BackupError };
-import { BackupService, RestoreService, type BackupSummary, type RestoreSummary } from './backup/backup.service.js';
 
 /**
  * `kurate backup` and `kurate restore` work on the database itself (DATABASE_URL, or the embedded database in
  * KURATE_DATA_DIR), not over HTTP: a restore targets an instance with no users to log in as and replaces the very
  * accounts and tokens a server would check; a backup holds every password and token hash, which should take the
  * database's own credentials to read, as pg_dump does. The application's modules run in this process (no HTTP, no
- * job worker), so derived data is rebuilt by the same code a server runs.
+ * job worker), so derived data is rebuilt by the same code a server runs. They load only once the arguments are
+ * known to be usable: a mistake in them (a file to overwrite, a file that is no backup) is answered at once.
  */
 export interface CommandResult {
   /** What to print. */
@@ -25,6 +21,13 @@ export interface CommandResult {
 
 /** Runs `work` with the application's modules on the configured database; errors a user can fix become BackupError. */
 async function withApplication<T>(work: (app: INestApplicationContext) => Promise<T>): Promise<T> {
+  await import('reflect-metadata');
+  const [{ NestFactory }, { AppModule }, { ConfigError, loadConfig }, { DatabaseSetupError }] = await Promise.all([
+    import('@nestjs/core'),
+    import('./app.module.js'),
+    import('./config/kurate-config.js'),
+    import('./db/migration-runner.js'),
+  ]);
   let config;
   try {
     // Never create the first admin from this process's environment: a restore brings its own accounts.
@@ -49,8 +52,10 @@ async function withApplication<T>(work: (app: INestApplicationContext) => Promis
   }
 }
 
-export function backup(file: string, options: { force?: boolean }): Promise<CommandResult> {
+export async function backup(file: string, options: { force?: boolean }): Promise<CommandResult> {
+  refuseToOverwrite(file, options);
   return withApplication(async (app) => {
+    const { BackupService } = await import('./backup/backup.service.js');
     const summary = await app.get(BackupService).write(file, options);
     const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
     return {
@@ -68,6 +73,7 @@ export async function restore(file: string, options: { force?: boolean }): Promi
   // A file that is not a backup is refused before the database is opened (or an embedded one created).
   await readBackupHeader(file);
   return withApplication(async (app) => {
+    const { RestoreService } = await import('./backup/backup.service.js');
     const summary = await app.get(RestoreService).restore(file, options);
     const rows = summary.tables.reduce((n, t) => n + t.rows, 0);
     const { rebuilt } = summary;

@@ -34,6 +34,11 @@ export interface BackupHeader {
 /** A backup or restore that cannot go ahead, with the reason in words (the file, the target, the schema). */
 export class BackupError extends Error {}
 
+/** An archive is never written over an existing file unless forced. */
+export function refuseToOverwrite(file: string, options: { force?: boolean }): void {
+  if (existsSync(file) && !options.force) throw new BackupError(`${file} exists already: choose another name, or add --force to overwrite it.`);
+}
+
 /** Writes an archive to `<file>.partial` (mode 0600: it holds password hashes) and renames it when complete. */
 export class BackupWriter {
   private readonly hash: Hash = createHash('sha256');
@@ -49,7 +54,7 @@ export class BackupWriter {
   }
 
   static open(file: string, options: { force?: boolean } = {}): BackupWriter {
-    if (existsSync(file) && !options.force) throw new BackupError(`${file} exists already: choose another name, or add --force to overwrite it.`);
+    refuseToOverwrite(file, options);
     const out = createWriteStream(`${file}.partial`, { mode: 0o600 });
     const gzip = createGzip();
     gzip.pipe(out);

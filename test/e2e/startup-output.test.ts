@@ -1,25 +1,9 @@
-// @module-tag slow (compiles the server and starts it as a process): `npm run test:fast` leaves it out; docs/testing.md
-import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import path from 'node:path';
-import { promisify } from 'node:util';
+// @module-tag slow (starts the compiled server as a process): `npm run test:fast` leaves it out; docs/testing.md
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../support/cli.js';
-import { ARTIFACTS_DIR, REPO_ROOT } from '../support/database.js';
+import { ensureServerBuilt } from '../support/server-process.js';
 import { freshTestConfig } from '../support/test-app.js';
-
-const run = promisify(execFile);
-const BUILD = path.join(ARTIFACTS_DIR, `startup-server-${process.env.KURATE_TEST_RUN_ID ?? 'local'}`);
-
-/** The server compiled as `npm run build` compiles it, into .test-artifacts (not dist/, which other tests use). */
-async function buildServer(): Promise<string> {
-  mkdirSync(BUILD, { recursive: true });
-  await run(process.execPath, [path.join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json', '--outDir', path.join(BUILD, 'dist')], { cwd: REPO_ROOT });
-  for (const entry of ['migrations', 'views', 'public', 'package.json']) {
-    if (!existsSync(path.join(BUILD, entry))) symlinkSync(path.join(REPO_ROOT, entry), path.join(BUILD, entry));
-  }
-  return path.join(BUILD, 'dist/main.js');
-}
 
 /** Starts the built server with the default log level and returns everything it printed until it was ready. */
 async function startAndCollect(entry: string, env: Record<string, string>): Promise<{ output: string; port: number }> {
@@ -54,7 +38,7 @@ describe('what npm start prints', () => {
   let database: { env: Record<string, string>; shown: RegExp; drop: () => Promise<void> };
 
   beforeAll(async () => {
-    entry = await buildServer();
+    entry = await ensureServerBuilt();
     const { config, drop } = await freshTestConfig();
     database =
       config.database.kind === 'postgres'
@@ -63,7 +47,6 @@ describe('what npm start prints', () => {
   }, 180_000);
   afterAll(async () => {
     await database?.drop();
-    rmSync(BUILD, { recursive: true, force: true });
   });
 
   it('is at most 15 lines at the default log level, naming the database, the extractor, the embedder and the URL', async () => {

@@ -13,7 +13,7 @@ export function testRunId(): string {
   return id;
 }
 
-export const pgliteTemplatePath = () => path.join(ARTIFACTS_DIR, `pglite-template-${testRunId()}.tar.gz`);
+export const pgliteTemplatePath = () => path.join(ARTIFACTS_DIR, `pglite-template-${testRunId()}.tar`);
 export const pgTemplateName = () => `kurate_test_template_${testRunId()}`;
 
 /** Tests run on the PostgreSQL in DATABASE_URL when it is set, otherwise on embedded PGlite. */
@@ -37,6 +37,11 @@ export async function adminQuery(sql: string): Promise<void> {
   }
 }
 
+let template: { path: string; blob: Blob } | null = null;
+
+/** The migrated snapshot a test's embedded database starts from (read once per test process; a Blob is immutable). */
 export function pgliteTemplate(): Blob {
-  return new Blob([readFileSync(pgliteTemplatePath())]);
+  const file = pgliteTemplatePath();
+  if (template?.path !== file) template = { path: file, blob: new Blob([readFileSync(file)]) };
+  return template.blob;
 }

@@ -9,8 +9,9 @@ const run = promisify(execFile);
 const BUILD = path.join(ARTIFACTS_DIR, `kg-server-${process.env.KURATE_TEST_RUN_ID ?? 'local'}`);
 
 /**
- * The server compiled as `npm run build` does, into .test-artifacts (with the migrations and templates beside it),
- * once per test run: files that run server processes share it (one compiles while the others wait).
+ * The server compiled as `npm run build` does, into .test-artifacts (with the migrations, templates and package.json
+ * beside it), once per test run: files that run server processes share it (one compiles while the others wait; a
+ * compile is about 15 s of CPU).
  */
 export async function ensureServerBuilt(): Promise<string> {
   const entry = path.join(BUILD, 'dist/main.js');
@@ -19,8 +20,9 @@ export async function ensureServerBuilt(): Promise<string> {
     if (existsSync(entry)) return;
     mkdirSync(BUILD, { recursive: true });
     await run('npx', ['tsc', '-p', 'tsconfig.json', '--outDir', path.join(BUILD, 'dist')], { cwd: REPO_ROOT });
-    for (const folder of ['migrations', 'views', 'public']) {
-      if (!existsSync(path.join(BUILD, folder))) symlinkSync(path.join(REPO_ROOT, folder), path.join(BUILD, folder));
+    // package.json: the server reads its version there (the start-up report).
+    for (const entry of ['migrations', 'views', 'public', 'package.json']) {
+      if (!existsSync(path.join(BUILD, entry))) symlinkSync(path.join(REPO_ROOT, entry), path.join(BUILD, entry));
     }
   });
   return entry;
