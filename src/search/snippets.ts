@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { plainText } from '../pages/markdown/plain-text.js';
 
 /**
@@ -11,14 +12,37 @@ const MAX_CANDIDATES = 40;
 const LONG_SENTENCE_WORDS = 60;
 
 export interface SnippetSource {
-  sentences: string[];
+  /** Shared with later searches of the same text: never changed. */
+  sentences: readonly string[];
   /** Indexes (into `sentences`) worth ranking. */
   candidates: number[];
 }
 
+/**
+ * A card's text as sentences, kept by the text itself: a search shows the same pages again and again, and parsing
+ * their Markdown to plain text was a fifth of the web process's CPU under a mixed load (bench/RESULTS.md). The key is
+ * the text, so an edited page or chunk is a new entry and an old one is never wrong, only evicted. Bounded by
+ * characters held (keys and sentences), not entries: one page may be a megabyte.
+ */
+const SENTENCE_CACHE_CHARS = 16_000_000;
+const sentenceCache = new LRUCache<string, readonly string[]>({
+  maxSize: SENTENCE_CACHE_CHARS,
+  sizeCalculation: (sentences, text) => Math.max(1, text.length + sentences.reduce((n, s) => n + s.length, 0)),
+});
+
+function sentencesOfMarkdown(markdown: string): readonly string[] {
+  let sentences = sentenceCache.get(markdown);
+  if (!sentences) {
+    sentences = Object.freeze(sentencesOf(plainText(markdown)));
+    // Larger than the whole cache: not kept (LRUCache would refuse it anyway).
+    if (markdown.length < SENTENCE_CACHE_CHARS / 4) sentenceCache.set(markdown, sentences);
+  }
+  return sentences;
+}
+
 /** A card's text as sentences, with the ones worth ranking against the reader's words. */
 export function snippetSource(markdown: string, words: string): SnippetSource {
-  const sentences = sentencesOf(plainText(markdown));
+  const sentences = sentencesOfMarkdown(markdown);
   const stems = [...new Set((words.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1).map((w) => w.slice(0, Math.max(3, Math.min(5, w.length - 1)))))];
   const candidates: number[] = [];
   if (stems.length > 0) {

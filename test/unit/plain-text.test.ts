@@ -60,4 +60,13 @@ describe('snippets', () => {
     expect(window).toContain('Sentence ⟦number⟧ 5 has six words.');
     expect(window.split(/\s+/).length).toBeLessThanOrEqual(50);
   });
+
+  it('reads a text parsed before from memory, and an edited text afresh, for each query its own candidates', () => {
+    const first = snippetSource('Graphs grow. Tags sort.', 'tags');
+    const again = snippetSource('Graphs grow. Tags sort.', 'graphs');
+    expect(again.sentences).toBe(first.sentences);
+    expect(Object.isFrozen(again.sentences)).toBe(true);
+    expect([first.candidates, again.candidates]).toEqual([[1], [0]]);
+    expect(snippetSource('Graphs grow. Tags sort well.', 'tags').sentences).toEqual(['Graphs grow.', 'Tags sort well.']);
+  });
 });
