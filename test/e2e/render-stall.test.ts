@@ -5,7 +5,7 @@ import path from 'node:path';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../support/cli.js';
-import { realPostgresUrl } from '../support/database.js';
+import { embeddedDataDirFromTemplate, realPostgresUrl } from '../support/database.js';
 import { ensureServerBuilt, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { freshTestConfig } from '../support/test-app.js';
 
@@ -41,6 +41,7 @@ async function startWiki(env: Record<string, string>): Promise<Wiki> {
   const entry = await ensureServerBuilt();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'kurate-stall-'));
   const database = realPostgresUrl() ? await freshTestConfig() : null;
+  if (!database) await embeddedDataDirFromTemplate(dataDir);
   const port = await closedPort();
   const server = await startServer(entry, {
     ...(database ? { DATABASE_URL: (database.config.database as { url: string }).url } : { KURATE_DATA_DIR: dataDir }),
