@@ -34,7 +34,7 @@ function sentencesOfMarkdown(markdown: string): readonly string[] {
   let sentences = sentenceCache.get(markdown);
   if (!sentences) {
     sentences = Object.freeze(sentencesOf(plainText(markdown)));
-    // Larger than the whole cache: not kept (LRUCache would refuse it anyway).
+    // A text of over a quarter of the cache is not kept: it would push most of the others out.
     if (markdown.length < SENTENCE_CACHE_CHARS / 4) sentenceCache.set(markdown, sentences);
   }
   return sentences;
