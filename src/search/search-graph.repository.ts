@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { EntityMention, GraphEdge } from './graph-proximity.js';
 import { pageFilterSql, withoutJit, type SearchFilters } from './search.repository.js';
+import { preparedQuery } from '../db/prepared-query.js';
 
 /** The most pages of one entity the graph list reads. */
 const MENTIONED_PAGES_PER_ENTITY = 200;
@@ -121,7 +122,7 @@ export class SearchGraphRepository {
   mentionsInPages(pageIds: string[], nodeIds: string[], includeExcluded: boolean): Promise<{ pageId: string; nodeId: string }[]> {
     if (pageIds.length === 0 || nodeIds.length === 0) return Promise.resolve([]);
     const visible = includeExcluded ? 'true' : 'NOT EXISTS (SELECT 1 FROM kg_excluded_pages x WHERE x.page_id = c.page_id)';
-    return withoutJit(
+    return preparedQuery(
       this.dataSource,
       `SELECT DISTINCT c.page_id AS "pageId", m.node_id::text AS "nodeId"
          FROM kg_content_chunks c JOIN kg_mentions m ON m.chunk_id = c.id
@@ -134,7 +135,8 @@ export class SearchGraphRepository {
   entitiesOfPages(pageIds: string[], limit: number, includeExcluded: boolean): Promise<{ nodeId: string; pages: number }[]> {
     if (pageIds.length === 0) return Promise.resolve([]);
     const mentions = includeExcluded ? 'kg_mentions' : 'kg_visible_mentions';
-    return this.dataSource.query(
+    return preparedQuery(
+      this.dataSource,
       `SELECT m.node_id::text AS "nodeId", count(DISTINCT c.page_id)::int AS pages
          FROM ${mentions} m JOIN kg_content_chunks c ON c.id = m.chunk_id
         WHERE c.page_id = ANY ($1::uuid[]) AND m.node_id IS NOT NULL
@@ -145,7 +147,8 @@ export class SearchGraphRepository {
 
   names(nodeIds: string[]): Promise<EntityName[]> {
     if (nodeIds.length === 0) return Promise.resolve([]);
-    return this.dataSource.query(
+    return preparedQuery(
+      this.dataSource,
       `SELECT id::text AS "nodeId", name, node_type AS type FROM kg_nodes WHERE id = ANY ($1::bigint[]) ORDER BY id`,
       [nodeIds],
     );

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { PageLink } from './linked-slots.js';
+import { preparedQuery } from '../db/prepared-query.js';
 
 /** BM25 parameters and the per-field boosts (the search vector weights title A, aliases and tags B, body C). */
 export interface LexicalRankerSettings {
@@ -121,7 +122,11 @@ const QUERY_TERMS = (words: string, expansions: string) => `SELECT x.lexeme, max
                             >= (e."whenRare"->>'pages')::int)))) x
                GROUP BY x.lexeme`;
 
-/** The SQL of reader search: a BM25-like ranker over per-page term statistics, fuzzy titles (pg_trgm), result cards. */
+/**
+ * The SQL of reader search: a BM25-like ranker over per-page term statistics, fuzzy titles (pg_trgm), result cards.
+ * The statements every search runs are prepared statements of their connection (src/db/prepared-query.ts): parsing
+ * and planning them again on each search was a sixth of their database time (bench/RESULTS.md, 2026-12-04).
+ */
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -156,7 +161,7 @@ export class SearchRepository {
            LATERAL (SELECT ${termScore('h', 'i.idf')} AS contribution) x
           WHERE ${withoutUnwanted('h.page_id')}
           GROUP BY h.page_id ORDER BY sum(x.contribution) DESC LIMIT 2 * $3::int`;
-    const rows = await withoutJit<(LexicalHit & { total: number })[]>(
+    const rows = await preparedQuery<(LexicalHit & { total: number })[]>(
       this.dataSource,
       `WITH terms AS MATERIALIZED (
               ${QUERY_TERMS('$1', '$9')}),
@@ -191,7 +196,7 @@ export class SearchRepository {
 
   /** The query's stems as the lexical ranker weighs them: 1 for the reader's words, each expansion's weight for its words. */
   async queryTerms(words: string, expansions: readonly QueryExpansion[] = []): Promise<{ lexeme: string; weight: number }[]> {
-    const rows: { lexeme: string; w: number }[] = await this.dataSource.query(QUERY_TERMS('$1', '$2'), [words, JSON.stringify(expansions)]);
+    const rows: { lexeme: string; w: number }[] = await preparedQuery(this.dataSource, QUERY_TERMS('$1', '$2'), [words, JSON.stringify(expansions)]);
     return rows.map((r) => ({ lexeme: r.lexeme, weight: Number(r.w) }));
   }
 
@@ -215,7 +220,8 @@ export class SearchRepository {
    */
   async pagesWithWords(pageIds: string[], words: string, expansions: readonly QueryExpansion[] = []): Promise<Set<string>> {
     if (pageIds.length === 0 || !words.trim()) return new Set();
-    const rows: { id: string }[] = await this.dataSource.query(
+    const rows: { id: string }[] = await preparedQuery(
+      this.dataSource,
       `SELECT DISTINCT pt.page_id AS id FROM page_search_terms pt
         WHERE pt.page_id = ANY ($1::uuid[]) AND pt.lexeme IN (SELECT t.lexeme FROM (${QUERY_TERMS('$2', '$3')}) t)`,
       [pageIds, words, JSON.stringify(expansions)],
@@ -242,7 +248,8 @@ export class SearchRepository {
   async pageCards(wanted: { pageId: string; chunkId: string | null }[], words: string, includeExcluded: boolean): Promise<PageCard[]> {
     if (wanted.length === 0) return [];
     const chunks = includeExcluded ? 'kg_content_chunks' : 'kg_visible_chunks';
-    return this.dataSource.query(
+    return preparedQuery(
+      this.dataSource,
       `WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
             wanted AS (SELECT x.page_id, x.chunk_id, x.ord FROM jsonb_to_recordset($1::jsonb) AS x(page_id uuid, chunk_id bigint, ord int))
        SELECT p.id AS "pageId", p.slug, p.title, p.cluster, p.tags, p.page_type AS type,
@@ -265,7 +272,8 @@ export class SearchRepository {
    */
   async markSentences(sentences: { card: number; i: number; sentence: string; candidate: boolean }[], words: string): Promise<{ card: number; best: number; i: number; marked: string }[]> {
     if (sentences.length === 0) return [];
-    return this.dataSource.query(
+    return preparedQuery(
+      this.dataSource,
       `WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
             s AS (SELECT x.card, x.i, x.sentence, x.candidate FROM jsonb_to_recordset($1::jsonb) AS x(card int, i int, sentence text, candidate boolean)),
             best AS (SELECT DISTINCT ON (s.card) s.card, s.i FROM s CROSS JOIN q WHERE s.candidate
@@ -285,7 +293,8 @@ export class SearchRepository {
   linksFrom(pageIds: string[], filters: SearchFilters): Promise<PageLink[]> {
     if (pageIds.length === 0) return Promise.resolve([]);
     const filter = pageFilterSql(filters, 2);
-    return this.dataSource.query(
+    return preparedQuery(
+      this.dataSource,
       `SELECT DISTINCT l.from_page_id AS "fromId", l.resolved_page_id AS "toId",
               (SELECT count(DISTINCT i.from_page_id) FROM page_links i WHERE i.resolved_page_id = l.resolved_page_id)::int AS inlinks
          FROM page_links l JOIN pages p ON p.id = l.resolved_page_id
