@@ -44,6 +44,13 @@ export interface MentioningPageRow {
  * an entity (its card) until the connection keeps the plan. They run only inside reading(), so every plan a
  * connection keeps was made under its probe settings.
  */
+/**
+ * The chunk `c` is visible (its page is not soft-excluded): what `kg_visible_mentions` decides, written against the
+ * chunk the mention reads join anyway. Through the view, each mention of a hub entity (thousands) looked its chunk up
+ * twice.
+ */
+const VISIBLE_CHUNK = 'NOT EXISTS (SELECT 1 FROM kg_excluded_pages x WHERE x.page_id = c.page_id)';
+
 @Injectable()
 export class EntityReadsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -82,9 +89,9 @@ export class EntityReadsRepository {
     const rows: { n: number }[] = await preparedQuery(
       db,
       `SELECT count(DISTINCT c.page_id)::int AS n
-         FROM kg_visible_mentions m JOIN kg_content_chunks c ON c.id = m.chunk_id
+         FROM kg_mentions m JOIN kg_content_chunks c ON c.id = m.chunk_id
          JOIN pages pg ON pg.id = c.page_id AND pg.deleted_at IS NULL
-        WHERE m.node_id = $1`,
+        WHERE m.node_id = $1 AND ${VISIBLE_CHUNK}`,
       [id],
     );
     return rows[0].n;
@@ -102,8 +109,8 @@ export class EntityReadsRepository {
       db,
       `WITH m AS MATERIALIZED (
          SELECT m.id, m.surface, m.chunk_id, c.page_id, c.position
-           FROM kg_visible_mentions m JOIN kg_content_chunks c ON c.id = m.chunk_id
-          WHERE m.node_id = $1),
+           FROM kg_mentions m JOIN kg_content_chunks c ON c.id = m.chunk_id
+          WHERE m.node_id = $1 AND ${VISIBLE_CHUNK}),
        first_per_page AS (
          SELECT DISTINCT ON (m.page_id) m.page_id, m.surface, m.chunk_id, count(*) OVER (PARTITION BY m.page_id)::int AS mentions
            FROM m ORDER BY m.page_id, m.position, m.id),

@@ -117,6 +117,10 @@ describe('reader entity pages', () => {
       await setPolicy(admin, 'private', 'exclude');
     }
     await reader.get(`/entities/${ids.secret}`).set(HTML).expect(404);
+    // A visible entity lists and counts only the visible pages that mention it.
+    const zeiss = (await reader.get(`/api/entities/${ids.zeiss}`).expect(200)).body as EntityJson;
+    expect(zeiss.pages.items.map((p) => p.slug)).not.toContain(slugs.secret);
+    expect(zeiss.pages.total).toBe(zeiss.pages.items.length);
   });
 
   it('is a 404 page for an unknown or deleted entity, and a clear 400 for a malformed id', async () => {
