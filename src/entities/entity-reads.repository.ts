@@ -35,22 +35,23 @@ export interface MentioningPageRow {
 }
 
 /**
- * What a reader may see of the approved knowledge graph, one entity at a time. Every read goes through the
- * policy-filtered views (kg_visible_*): an entity, relation or mention that stands only on soft-excluded pages is
- * not there for a reader, exactly as for search and the knowledge MCP tools.
- *
- * Each read is a prepared statement: the views nest deeply, and planning them cost 10–11 ms a statement against
- * 1 ms of execution (the relations' read, EXPLAIN ANALYZE at 10,000 pages), paid again on every search that names
- * an entity (its card) until the connection keeps the plan. They run only inside reading(), so every plan a
- * connection keeps was made under its probe settings.
- */
-/**
  * The chunk `c` is visible (its page is not soft-excluded): what `kg_visible_mentions` decides, written against the
  * chunk the mention reads join anyway. Through the view, each mention of a hub entity (thousands) looked its chunk up
  * twice.
  */
 const VISIBLE_CHUNK = 'NOT EXISTS (SELECT 1 FROM kg_excluded_pages x WHERE x.page_id = c.page_id)';
 
+/**
+ * What a reader may see of the approved knowledge graph, one entity at a time. Every read goes through the
+ * policy-filtered views (kg_visible_*), or for the mentions of an entity's pages their rule (VISIBLE_CHUNK): an
+ * entity, relation or mention that stands only on soft-excluded pages is not there for a reader, exactly as for
+ * search and the knowledge MCP tools.
+ *
+ * Each read is a prepared statement: the views nest deeply, and planning them cost 10–11 ms a statement against
+ * 1 ms of execution (the relations' read, EXPLAIN ANALYZE at 10,000 pages), paid again on every search that names
+ * an entity (its card) until the connection keeps the plan. They run only inside reading(), so every plan a
+ * connection keeps was made under its probe settings.
+ */
 @Injectable()
 export class EntityReadsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
