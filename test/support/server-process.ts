@@ -21,8 +21,8 @@ export async function ensureServerBuilt(): Promise<string> {
     mkdirSync(BUILD, { recursive: true });
     await run('npx', ['tsc', '-p', 'tsconfig.json', '--outDir', path.join(BUILD, 'dist')], { cwd: REPO_ROOT });
     // package.json: the server reads its version there (the start-up report).
-    for (const entry of ['migrations', 'views', 'public', 'package.json']) {
-      if (!existsSync(path.join(BUILD, entry))) symlinkSync(path.join(REPO_ROOT, entry), path.join(BUILD, entry));
+    for (const name of ['migrations', 'views', 'public', 'package.json']) {
+      if (!existsSync(path.join(BUILD, name))) symlinkSync(path.join(REPO_ROOT, name), path.join(BUILD, name));
     }
   });
   return entry;
