@@ -6,7 +6,7 @@ import { DomainErrorCode, DomainException } from '../common/domain.exception.js'
 import { ConfigError } from '../config/config-error.js';
 import { KurateConfig } from '../config/kurate-config.js';
 import { MarkdownRenderer, type RenderedMarkdown } from './markdown/markdown-renderer.js';
-import { referencesOf, renderRequest, renderSize, saveAnalysisOf, type MarkdownReferences, type MarkdownTask, type MarkdownTaskResult, type RenderRequest, type SaveAnalysis } from './markdown/markdown-tasks.js';
+import { isTaskStarted, referencesOf, renderRequest, renderSize, saveAnalysisOf, type MarkdownReferences, type MarkdownTask, type MarkdownTaskResult, type NumberedMarkdownTask, type RenderRequest, type SaveAnalysis } from './markdown/markdown-tasks.js';
 
 /**
  * Pages up to this many characters (with what they embed) render on the main thread: a few milliseconds, less than
@@ -16,6 +16,8 @@ import { referencesOf, renderRequest, renderSize, saveAnalysisOf, type MarkdownR
 export const INLINE_RENDER_MAX_CHARS = 16_384;
 /** Large pages waiting for a thread; more gets a 503 rather than an ever longer wait. */
 const MAX_QUEUED = 64;
+/** How many times a page is sent again to a new pool after other pages' time-outs ended the threads of its own. */
+const MAX_RESENDS = 3;
 /** Where the compiled worker module is, when not beside this module (tests that compile it themselves). */
 export const MARKDOWN_WORKER_FILE = Symbol('MARKDOWN_WORKER_FILE');
 const LATE = Symbol('late');
@@ -31,7 +33,10 @@ export class MarkdownPool implements OnModuleInit, OnApplicationShutdown {
   private readonly threads: number;
   private readonly timeoutMs: number;
   // Started on the first large page, so that a process that renders none (a worker) starts no thread.
-  private pool: Piscina<MarkdownTask, MarkdownTaskResult> | null = null;
+  private pool: Piscina<NumberedMarkdownTask, MarkdownTaskResult> | null = null;
+  // The tasks sent to threads and not yet started there, by number: each starts its time limit when its thread says so.
+  private readonly notStarted = new Map<number, () => void>();
+  private nextTaskId = 0;
 
   private readonly workerFile: string;
   private readonly explicitThreads: boolean;
@@ -68,16 +73,21 @@ export class MarkdownPool implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async inThread(work: MarkdownTask, size: number): Promise<MarkdownTaskResult> {
-    for (let attempt = 0; ; attempt++) {
-      const pool = (this.pool ??= new Piscina({ filename: pathToFileURL(this.workerFile).href, minThreads: 1, maxThreads: this.threads, maxQueue: MAX_QUEUED, idleTimeout: 60_000 }));
+    for (let sent = 0; ; sent++) {
+      const pool = this.pool ?? this.startPool();
       if (pool.queueSize >= MAX_QUEUED) {
         throw new DomainException(DomainErrorCode.Busy, 'The server is rendering many large pages at once; try again in a few seconds.');
       }
-      const task = pool.run(work);
+      const id = this.nextTaskId++;
       let timer: NodeJS.Timeout | undefined;
+      // The time limit counts from the moment a thread starts the page: waiting behind other large pages, or for a
+      // new thread to load, is not the page's fault.
       const late = new Promise<typeof LATE>((resolve) => {
-        timer = setTimeout(() => resolve(LATE), this.timeoutMs);
+        this.notStarted.set(id, () => {
+          timer = setTimeout(() => resolve(LATE), this.timeoutMs);
+        });
       });
+      const task = pool.run({ id, task: work });
       try {
         const outcome = await Promise.race([task, late]);
         if (outcome !== LATE) return outcome;
@@ -86,24 +96,36 @@ export class MarkdownPool implements OnModuleInit, OnApplicationShutdown {
         throw tooComplex(`took longer than ${this.timeoutMs / 1000} s to render (KURATE_RENDER_TIMEOUT_SECONDS)`);
       } catch (error) {
         if (error instanceof DomainException) throw error;
-        // Another page ran out of time and took this one's pool with it: once more, on the new pool.
-        if (pool !== this.pool && attempt === 0) continue;
+        // Another page ran out of time and took this one's pool with it: again, on the new pool.
+        if (pool !== this.pool && sent < MAX_RESENDS) continue;
         // A thread that died (out of memory on a hostile page) is replaced by the pool.
         const reason = error instanceof Error ? error.message : String(error);
         this.logger.warn(`A page of ${size} characters failed to render in a worker thread: ${reason}`);
         throw tooComplex(`could not be rendered (${reason})`);
       } finally {
+        this.notStarted.delete(id);
         clearTimeout(timer);
         task.catch(() => undefined);
       }
     }
   }
 
+  private startPool(): Piscina<NumberedMarkdownTask, MarkdownTaskResult> {
+    const pool = new Piscina<NumberedMarkdownTask, MarkdownTaskResult>({ filename: pathToFileURL(this.workerFile).href, minThreads: 1, maxThreads: this.threads, maxQueue: MAX_QUEUED, idleTimeout: 60_000 });
+    pool.on('message', (message: unknown) => {
+      if (!isTaskStarted(message)) return;
+      this.notStarted.get(message.markdownTaskStarted)?.();
+      this.notStarted.delete(message.markdownTaskStarted);
+    });
+    this.pool = pool;
+    return pool;
+  }
+
   /**
    * Ends a pool's threads at once. An abort signal would end only the late task's thread, but piscina can then
    * receive that task's answer from a thread it no longer knows (see BuiltinExtractor); a pool closed whole cannot.
    */
-  private retire(pool: Piscina<MarkdownTask, MarkdownTaskResult>): void {
+  private retire(pool: Piscina<NumberedMarkdownTask, MarkdownTaskResult>): void {
     if (this.pool === pool) this.pool = null;
     pool.close({ force: true }).catch((error: unknown) => this.logger.warn(`Closing a Markdown worker pool: ${error instanceof Error ? error.message : String(error)}`));
   }

@@ -108,6 +108,30 @@ describe('MarkdownPool: large pages in a worker thread (KURATE_RENDER_THREADS)',
     expect(longestGap).toBeLessThan(Math.max(250, tookMs / 4));
   });
 
+  it("counts a page's time limit from the moment a thread starts it: pages queued behind others each get their own", async () => {
+    const request = { markdown: table(150, 200), links: [], embeds: null, files: [] };
+    // One page's time in a thread on this machine as it is now (the slower of two, the thread already started).
+    const times: number[] = [];
+    for (let run = 0; run < 2; run++) {
+      const started = performance.now();
+      await threaded.render(request);
+      times.push(performance.now() - started);
+    }
+    const oneMs = Math.max(...times);
+    // A limit that one page keeps with room to spare, and enough pages at once that the last waits twice that limit.
+    const limitSeconds = Math.max(1, Math.ceil((4 * oneMs) / 1000));
+    const pages = Math.ceil((2 * limitSeconds * 1000) / oneMs);
+    const patient = new MarkdownPool(loadConfig({ KURATE_RENDER_THREADS: '1', KURATE_RENDER_TIMEOUT_SECONDS: String(limitSeconds) }), await ensureCompiled(MARKDOWN_WORKER));
+    try {
+      const started = performance.now();
+      const rendered = await Promise.all(Array.from({ length: pages }, () => patient.render(request)));
+      expect(performance.now() - started).toBeGreaterThan(limitSeconds * 1000);
+      expect(rendered.every((page) => page.html.match(/<td>/g)?.length === 150 * 200)).toBe(true);
+    } finally {
+      await patient.onApplicationShutdown();
+    }
+  }, 60_000);
+
   it('answers a page that takes longer than KURATE_RENDER_TIMEOUT_SECONDS with a 422 (too complex), ends its thread, and renders the pages queued behind it', async () => {
     const hostile = impatient.render({ markdown: table(2000, 200), links: [], embeds: null, files: [] }).catch((e: unknown) => e);
     const queued = impatient.render({ markdown: `${'queued '.repeat(5000)}\n\n*after*`, links: [], embeds: null, files: [] });

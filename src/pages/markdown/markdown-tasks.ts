@@ -61,6 +61,21 @@ export function saveAnalysisOf(source: string): SaveAnalysis {
 export type MarkdownTask = { kind: 'render'; request: RenderRequest } | { kind: 'references'; markdown: string } | { kind: 'save'; source: string };
 export type MarkdownTaskResult = RenderedMarkdown | MarkdownReferences | SaveAnalysis;
 
+/** A task as it crosses to a thread: numbered, so that the thread can say when it starts it. */
+export interface NumberedMarkdownTask {
+  id: number;
+  task: MarkdownTask;
+}
+
+/** What a thread posts to the main thread as it starts a task: the task's time limit counts from then. */
+export interface MarkdownTaskStarted {
+  markdownTaskStarted: number;
+}
+
+export function isTaskStarted(message: unknown): message is MarkdownTaskStarted {
+  return typeof message === 'object' && message !== null && typeof (message as MarkdownTaskStarted).markdownTaskStarted === 'number';
+}
+
 export function markdownTask(renderer: MarkdownRenderer, task: MarkdownTask): MarkdownTaskResult {
   switch (task.kind) {
     case 'render':
