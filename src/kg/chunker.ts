@@ -133,6 +133,12 @@ const QUOTE = /^ {0,3}>/;
 const HTML_START = /^ {0,3}<(?:[A-Za-z][A-Za-z0-9-]*(?:\s|\/?>|$)|\/[A-Za-z]|!--)/;
 const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
 const INDENTED = /^(?: {2,}|\t)/;
+/**
+ * A link reference definition on one line (`[label]: destination 'Title'`, CommonMark 4.7): it renders as nothing.
+ * Foam writes a block of them under every page, one per link; kept, they would read as one long "sentence" naming
+ * every linked page, and so as a mention of each of them beside all the others. A footnote (`[^1]: …`) is text.
+ */
+const LINK_DEFINITION = /^ {0,3}\[(?!\^)(?:[^\]\\\n]|\\.){1,999}\]:[ \t]*(?:<[^<>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$/;
 
 function parseSections(markdown: string): Section[] {
   const lines = markdown.replace(/\r\n?/g, '\n').split('\n').map((line) => line.replace(/[ \t]+$/, ''));
@@ -194,6 +200,11 @@ function parseSections(markdown: string): Section[] {
       while (end < lines.length && lines[end].trim() !== '') end++;
       current().blocks.push({ kind: 'html', text: lines.slice(i, end).join('\n') });
       i = end;
+      continue;
+    }
+    // Link reference definitions open a paragraph or stand alone (they cannot interrupt one): not text, left out.
+    if (LINK_DEFINITION.test(line)) {
+      i++;
       continue;
     }
     // A paragraph: until a blank line or the start of another block; an underline makes it a (setext) heading.

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
 import { chunkHash, chunkMarkdown, DEFAULT_CHUNKER_OPTIONS, estimateTokens, sentencesOf, type Chunk } from '../../src/kg/chunker.js';
 import { parseFrontmatter } from '../../src/pages/markdown/frontmatter.js';
@@ -288,6 +289,55 @@ describe('chunkMarkdown: content hashes', () => {
   });
 });
 
+/** The body without the link reference definitions markdown-it reads from it. */
+function withoutDefinitions(body: string): string {
+  const md = new MarkdownIt();
+  const env: { references?: Record<string, unknown> } = {};
+  md.parse(body, env);
+  const labels = new Set(Object.keys(env.references ?? {}));
+  return body
+    .split('\n')
+    .filter((line) => {
+      const label = /^ {0,3}\[([^\]]+)\]:/.exec(line)?.[1];
+      return !(label && labels.has(md.utils.normalizeReference(label)));
+    })
+    .join('\n');
+}
+
+describe('chunkMarkdown: link reference definitions', () => {
+  it('leaves out link reference definitions, which render as nothing, and keeps the text that uses them', () => {
+    const body = [
+      'See the [graph view][graph-view] and [tags].',
+      '',
+      "[graph-view]: features/graph-view.md 'Graph View'",
+      '[tags]: <features/tags.md> "Tags"',
+      '   [daily notes]: features/daily-notes.md (Daily Notes)',
+      '',
+      '[^1]: A footnote is text: https://example.com',
+      '',
+      'A paragraph line',
+      "[not-a-definition]: it cannot interrupt a paragraph 'so it stays'",
+      '',
+      '```',
+      "[in-code]: code.md 'In Code'",
+      '```',
+    ].join('\n');
+    const text = chunkMarkdown(body).map((c) => c.text).join('\n');
+    expect(text).toContain('See the [graph view][graph-view] and [tags].');
+    expect(text).not.toMatch(/Graph View|features\/tags\.md|Daily Notes/);
+    expect(text).toContain('[^1]: A footnote is text');
+    expect(text).toContain('[not-a-definition]: it cannot interrupt a paragraph');
+    expect(text).toContain("[in-code]: code.md 'In Code'");
+  });
+
+  it('reads a Foam page whose definitions block follows its text as that text only', () => {
+    const body = readFileSync(path.join(FOAM_DOCS, 'user/recipes/recipes.md'), 'utf8');
+    const text = chunkMarkdown(parseFrontmatter(body).body).map((c) => c.text).join('\n');
+    expect(text).toContain('Style your environment with [[custom-markdown-preview-styles]]');
+    expect(text).not.toContain("'Custom Markdown Preview Styles'");
+  });
+});
+
 describe('chunkMarkdown on the Foam documentation', () => {
   const files = readdirSync(FOAM_DOCS, { recursive: true }).map(String).filter((f) => f.endsWith('.md'));
   const pages = files.map((file) => ({ file, body: parseFrontmatter(readFileSync(path.join(FOAM_DOCS, file), 'utf8')).body }));
@@ -297,8 +347,9 @@ describe('chunkMarkdown on the Foam documentation', () => {
     for (const { file, body } of pages) {
       const chunks = chunkMarkdown(body);
       const chunked = new Set(words(chunks.map((c) => `${c.headingPath.join(' ')} ${c.text}`).join(' ')));
-      // A link in a heading keeps its words in the heading path, not its URL.
-      const source = body.replace(/^(#{1,6} .*)$/gm, (heading) => heading.replace(/\]\([^)]*\)/g, ']'));
+      // A link in a heading keeps its words in the heading path, not its URL; link reference definitions, which
+      // Markdown renders as nothing, are left out (markdown-it says which lines they are).
+      const source = withoutDefinitions(body).replace(/^(#{1,6} .*)$/gm, (heading) => heading.replace(/\]\([^)]*\)/g, ']'));
       const missing = [...new Set(words(source))].filter((w) => !chunked.has(w));
       expect(missing, file).toEqual([]);
       for (const chunk of chunks) expect(chunk.tokenEstimate, `${file} #${chunk.position}`).toBeLessThanOrEqual(DEFAULT_CHUNKER_OPTIONS.hardMaxTokens + 8);
