@@ -25,7 +25,7 @@ describe('the built-in extractor on a foam-docs page', () => {
     const first = await extractor.extract(REQUEST);
     const second = await new BuiltinExtractor().extract(structuredClone(REQUEST));
     expect(second).toEqual(first);
-    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v5' });
+    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v6' });
   });
 
   it('finds the wikilink targets, by title or by the slug the link is written with', async () => {
@@ -176,8 +176,24 @@ describe('the built-in extractor on small inputs', () => {
     for (const junk of ['tm', 'current', 'selected', 'tm_current_line', 'dendron.topic.note-reference.sample', 'here']) expect(names).not.toContain(junk);
   });
 
+  it('takes no name from the capitals of a title-case heading or of a path through menus', async () => {
+    const { entities } = await extractor.extract(
+      request(
+        '## Our Pledge\n\nWe as members pledge to make participation harassment-free.\n\n' +
+          '1. In VS Code, use File -> Add Folder to Workspace, or **File > Open Folder…** and pick your vault.\n' +
+          '2. Open View → Command Palette and run the Zettelkasten command.',
+        { pageTitle: 'Conduct' },
+      ),
+    );
+    const names = entities.map((e) => e.name.toLowerCase());
+    for (const label of ['pledge', 'folder', 'workspace', 'command palette', 'file']) expect(names).not.toContain(label);
+    // A name in the same sentences still counts.
+    expect(names).toContain('zettelkasten');
+    expect(names).toContain('vs code');
+  });
+
   it('answers an empty or code-only chunk with nothing, and a cancelled call with the abort', async () => {
-    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v5', dropped: [] });
+    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v6', dropped: [] });
     expect((await extractor.extract(request('```\nconst x = 1;\n```'))).entities).toEqual([]);
     const controller = new AbortController();
     controller.abort();

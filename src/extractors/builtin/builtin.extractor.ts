@@ -13,7 +13,7 @@ import { normaliseEntityType } from '../vocabulary.js';
 import { type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
 import { ExtractorError } from '../../llm-client/llm-errors.js';
 
-export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v5';
+export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v6';
 
 /**
  * How much each piece of evidence says that a name is an entity worth proposing. They combine as independent
@@ -257,8 +257,9 @@ export function extractBuiltin(request: ExtractionRequest): {
 
   // 3. Proper-noun phrases and noun phrases, from the tagger's tags.
   const prose = sentences
-    .filter((s) => s.clean !== '' && !isTitleCase(s.clean))
-    .map((s) => (/[.!?:]$/.test(s.clean) ? s.clean : `${s.clean}.`))
+    .filter((s) => s.clean !== '' && !isTitleCase(s.clean) && !(s.heading && isCapitalisedHeading(s.clean)))
+    .map((s) => withoutMenuPaths(s.clean))
+    .map((text) => (/[.!?:]$/.test(text) ? text : `${text}.`))
     .join('\n');
   const titleAndHeadings = ` ${searchable([request.pageTitle, ...request.headingPath].join(' | '))} `;
   if (prose.trim() !== '') {
@@ -692,6 +693,29 @@ function isLeadingFunctionWord(term: TaggedTerm): boolean {
 }
 
 /** Headings, table-of-contents entries and link labels capitalise every word; their capitals are not evidence. */
+// Words a title-case heading leaves in lower case (`Publish to GitHub Pages`, `Tips and Tricks`).
+const HEADING_SMALL_WORDS = new Set(['a', 'an', 'and', 'as', 'at', 'but', 'by', 'for', 'from', 'in', 'into', 'nor', 'of', 'on', 'or', 'the', 'to', 'vs', 'via', 'with']);
+
+/**
+ * A heading whose every word but the small ones is capitalised (`Our Pledge`, `Using Git`): its capitals are the
+ * heading's style, not a sign of a name. Its words still count where they name a linked page, the page title or a
+ * noun phrase.
+ */
+function isCapitalisedHeading(clean: string): boolean {
+  const words = clean.split(' ').filter((w) => /^\p{L}/u.test(w) && !HEADING_SMALL_WORDS.has(w.toLowerCase()));
+  return words.length > 0 && words.every((w) => /^\p{Lu}/u.test(w));
+}
+
+const MENU_WORD = String.raw`\p{Lu}[\p{L}\p{N}'’.-]*(?:…|\.\.\.)?`;
+const MENU_SEGMENT = String.raw`${MENU_WORD}(?: (?:(?:${[...HEADING_SMALL_WORDS].join('|')})(?![\p{L}\p{N}])|${MENU_WORD}))*`;
+/** A path through an application's menus: `File > Open Folder`, `File -> Add Folder to Workspace`, `View → Command Palette…`. */
+const MENU_PATH = new RegExp(String.raw`${MENU_SEGMENT}(?: ?(?:->|→|>|›|=>) ?${MENU_SEGMENT})+`, 'gu');
+
+/** The text without menu paths: their words are capitalised because they are labels on screen, not names. */
+export function withoutMenuPaths(clean: string): string {
+  return clean.replace(MENU_PATH, ' ').replace(/\s+/g, ' ').trim();
+}
+
 function isTitleCase(clean: string): boolean {
   const words = clean.split(' ').filter((w) => w.length >= 4 && /^\p{L}/u.test(w));
   if (words.length < 2 || clean.split(' ').length > 12) return false;
