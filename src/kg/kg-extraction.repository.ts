@@ -404,24 +404,34 @@ export class KgExtractionRepository {
   }
 
   /**
-   * How often pairs of entities (by their signatures) share a chunk, against how often each occurs in one: for the
-   * pointwise mutual information a `related_to` from co-occurrence must reach. Counts chunks of included pages.
+   * For pairs of names: on how many live pages all the words of each name occur, on how many all the words of both
+   * do, and how many live pages there are. Read from search's word index (page_search_terms, stemmed as search stems,
+   * written with every save, wikilinks' words included), so the answer depends on what the pages say, never on which
+   * pages extraction reached first.
    */
-  async coOccurrence(pairs: [string, string][], tx: EntityManager): Promise<{ a: string; b: string; na: number; nb: number; nab: number; pages: number; n: number }[]> {
+  async namePairPages(pairs: { a: string; b: string }[], tx: EntityManager): Promise<{ na: number; nb: number; nab: number; n: number }[]> {
     if (pairs.length === 0) return [];
-    return preparedQuery(
+    const rows: { i: number; na: number; nb: number; nab: number; n: number }[] = await preparedQuery(
       tx,
-      `WITH total AS MATERIALIZED (SELECT count(*)::int AS n FROM kg_content_chunks)
-       SELECT p.a, p.b,
-              (SELECT count(*) FROM kg_mentions m WHERE m.signature = p.a)::int AS na,
-              (SELECT count(*) FROM kg_mentions m WHERE m.signature = p.b)::int AS nb,
-              (SELECT count(*) FROM kg_mentions x JOIN kg_mentions y ON y.chunk_id = x.chunk_id AND y.signature = p.b WHERE x.signature = p.a)::int AS nab,
-              (SELECT count(DISTINCT c.page_id) FROM kg_mentions x JOIN kg_mentions y ON y.chunk_id = x.chunk_id AND y.signature = p.b
-                 JOIN kg_content_chunks c ON c.id = x.chunk_id WHERE x.signature = p.a)::int AS pages,
-              total.n
-         FROM unnest($1::text[], $2::text[]) AS p(a, b), total`,
-      [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
+      `WITH pairs AS MATERIALIZED (
+              SELECT p.i, a.w AS a, b.w AS b, ARRAY(SELECT DISTINCT x FROM unnest(a.w || b.w) AS x) AS ab
+                FROM jsonb_to_recordset($1::jsonb) AS p(i int, a text, b text),
+                     LATERAL (SELECT ARRAY(SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', p.a)) u) AS w) a,
+                     LATERAL (SELECT ARRAY(SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', p.b)) u) AS w) b),
+            total AS MATERIALIZED (SELECT count(*)::int AS n FROM page_search_stats)
+       SELECT p.i, total.n,
+              (SELECT count(*) FROM (SELECT t.page_id FROM page_search_terms t WHERE t.lexeme = ANY(p.a) GROUP BY t.page_id HAVING count(*) = cardinality(p.a)) x)::int AS na,
+              (SELECT count(*) FROM (SELECT t.page_id FROM page_search_terms t WHERE t.lexeme = ANY(p.b) GROUP BY t.page_id HAVING count(*) = cardinality(p.b)) x)::int AS nb,
+              (SELECT count(*) FROM (SELECT t.page_id FROM page_search_terms t WHERE t.lexeme = ANY(p.ab) GROUP BY t.page_id HAVING count(*) = cardinality(p.ab)) x)::int AS nab
+         FROM pairs p, total
+        WHERE cardinality(p.a) > 0 AND cardinality(p.b) > 0 AND NOT (p.a <@ p.b OR p.b <@ p.a)
+        ORDER BY p.i`,
+      [JSON.stringify(pairs.map((p, i) => ({ i, a: p.a, b: p.b })))],
     );
+    const byIndex = new Map(rows.map((r) => [r.i, r]));
+    // A name of stop words only has no words to count, and a name whose words are all in the other's (`journal`,
+    // `Journal Note`) is on every page the other is on, which says nothing: neither goes together with anything.
+    return pairs.map((_, i) => byIndex.get(i) ?? { na: 0, nb: 0, nab: 0, n: 0 });
   }
 
   /** Every chunk's search vector computed again from its heading path and text, as insertChunks writes it (after a restore). */

@@ -59,8 +59,8 @@ const KNOWN_ENTITIES = 50;
 const MAX_STAT_TERMS = 2000;
 const EMBED_BATCH = 32;
 /**
- * A `related_to` from co-occurrence needs its pair on this many pages (chunks of one page overlap, and a page repeats
- * itself), and this PMI (log2, over chunks) at least.
+ * A `related_to` from co-occurrence needs its pair's words together on this many live pages, and this PMI (log2,
+ * over pages) at least.
  */
 const MIN_SHARED_PAGES = 3;
 const MIN_PMI = 1;
@@ -337,7 +337,7 @@ export class PageExtractionService {
     }
 
     const edgeProposals = new Map<string, EdgeProposalRow>();
-    /** Edge proposals that only two names sharing a sentence support, with their endpoints' mention signatures. */
+    /** Edge proposals that only two names sharing a sentence support, with their endpoints' names. */
     const coOccurrenceOnly = new Map<string, [string, string]>();
     const typedSupport = new Set<string>();
     for (const { chunkId, result } of extracted) {
@@ -378,7 +378,7 @@ export class PageExtractionService {
         addSupport(proposal.support, { chunkId, pageId: page.id, quote: relation.evidence, confidence: relation.confidence });
         edgeProposals.set(signature, proposal);
         const onlyShared = relation.predicate === 'related_to' && relation.signals?.length === 1 && relation.signals[0] === CO_OCCURRENCE;
-        if (onlyShared && !typedSupport.has(signature)) coOccurrenceOnly.set(signature, [source.mention, target.mention]);
+        if (onlyShared && !typedSupport.has(signature)) coOccurrenceOnly.set(signature, [source.name, target.name]);
         else {
           typedSupport.add(signature);
           coOccurrenceOnly.delete(signature);
@@ -398,21 +398,28 @@ export class PageExtractionService {
   }
 
   /**
-   * A `related_to` that only says two names share a sentence is kept only when the pair shares chunks far more often
-   * than chance: on at least MIN_SHARED_PAGES pages, and pointwise mutual information log2(n·nab / (na·nb)) of at least
-   * MIN_PMI (twice as often as if the two were independent), counted over the mentions of every extracted chunk.
-   * Runs after this run's mentions are written, so they count.
+   * A `related_to` that only says two names share a sentence is kept only when the pair goes together far more often
+   * than chance: both names' words on at least MIN_SHARED_PAGES live pages, and pointwise mutual information
+   * log2(n·nab / (na·nb)) of at least MIN_PMI (twice as often as if the two were independent), over search's word
+   * index of every live page. That index is written with every save, so the decision depends on what the pages say,
+   * not on which pages extraction reached first: the same pages give the same queue whatever order the jobs run in.
    */
   private async keepSignificant(edges: EdgeProposalRow[], coOccurrenceOnly: Map<string, [string, string]>, tx: EntityManager): Promise<EdgeProposalRow[]> {
     const pairs = [...new Map([...coOccurrenceOnly.values()].map((p) => [p.join('\u0000'), p])).values()];
     if (pairs.length === 0) return edges;
-    const counts = new Map((await this.repository.coOccurrence(pairs, tx)).map((c) => [`${c.a}\u0000${c.b}`, c]));
+    const counted = await this.repository.namePairPages(pairs.map(([a, b]) => ({ a, b })), tx);
+    const significant = new Set(
+      pairs
+        .filter((_, i) => {
+          const c = counted[i];
+          if (c.nab < MIN_SHARED_PAGES || c.na === 0 || c.nb === 0) return false;
+          return Math.log2((c.n * c.nab) / (c.na * c.nb)) >= MIN_PMI;
+        })
+        .map((p) => p.join('\u0000')),
+    );
     return edges.filter((edge) => {
       const pair = coOccurrenceOnly.get(edge.signature);
-      if (!pair) return true;
-      const c = counts.get(pair.join('\u0000'));
-      if (!c || c.pages < MIN_SHARED_PAGES || c.na === 0 || c.nb === 0) return false;
-      return Math.log2((c.n * c.nab) / (c.na * c.nb)) >= MIN_PMI;
+      return !pair || significant.has(pair.join('\u0000'));
     });
   }
 

@@ -101,4 +101,50 @@ describe('mentions whichever page is extracted first', () => {
     const entity = await admin.get(`/api/entities/${node.id}`).expect(200);
     expect(entity.body.pages.items.map((p: { slug: string }) => p.slug).sort()).toEqual(['harbour', 'signal-flare']);
   });
+
+  it('proposes a related_to of two names that go together with the support of every page, whichever page is extracted first', async () => {
+    // Two pairs of names, each together in a sentence on three pages; the pages of a pair are extracted one at a
+    // time, one pair's first to last, the other's last to first. Every page is saved (and its words counted) before
+    // any is extracted, as after an import.
+    const archive = (text: string) => `---\ncluster: archive\n---\n${text}\n`;
+    const pairs = [
+      { a: 'Copper Beacon', b: 'Tide Ledger', slugs: [] as string[] },
+      { a: 'Salt Lantern', b: 'Reef Almanac', slugs: [] as string[] },
+    ];
+    for (const pair of pairs) {
+      // Pages of their own, so that each link names a page (a strong sign of a name) in a sentence with the other.
+      for (const name of [pair.a, pair.b]) await admin.post('/api/pages').send({ title: name, body: archive('A thing kept at the harbour.') }).expect(201);
+      for (const [i, where] of ['the north pier', 'the old mill', 'the ferry dock'].entries()) {
+        const page = await admin
+          .post('/api/pages')
+          .send({ title: `${pair.a} at ${where}`, body: archive(`At ${where} the [[${pair.a}]] sends its reading to the [[${pair.b}]] every hour. At dusk the ${pair.a} checks the ${pair.b} again (${i}).`) })
+          .expect(201);
+        pair.slugs.push(page.body.slug);
+      }
+    }
+    // Other pages of the wiki, so that the pairs go together far more often than chance.
+    for (const topic of ['Rope Knots', 'Gull Counts', 'Net Repairs', 'Boat Paint', 'Storm Drills', 'Fog Horns', 'Crab Pots', 'Oar Care']) {
+      await admin.post('/api/pages').send({ title: topic, body: archive(`Notes on ${topic.toLowerCase()} for the harbour crew.`) }).expect(201);
+    }
+    const extractInOrder = async (slugs: string[]) => {
+      for (const slug of slugs) {
+        const page = await admin.get(`/api/pages/${slug}`).expect(200);
+        await admin.put(`/api/pages/${slug}`).send({ body: `---\ncluster: archive\nkg_include: true\n---\n${page.body.body.split("\n---\n")[1]}`, baseVersion: page.body.version }).expect(200);
+        await waitForJobs(t);
+      }
+    };
+    await extractInOrder(pairs[0].slugs);
+    await extractInOrder([...pairs[1].slugs].reverse());
+    for (const pair of pairs) {
+      const supported: { slug: string }[] = await t.dataSource.query(
+        `SELECT DISTINCT p.slug FROM kg_proposals r JOIN kg_proposal_support s ON s.proposal_id = r.id JOIN pages p ON p.id = s.page_id
+          WHERE r.kind = 'edge' AND r.status = 'pending' AND r.predicate = 'related_to' AND lower(r.source_name) IN ($1, $2) AND lower(r.target_name) IN ($1, $2)
+          ORDER BY 1`,
+        [pair.a.toLowerCase(), pair.b.toLowerCase()],
+      );
+      // Before, the pair was judged by the pages extracted so far: only the last of the three passed, and the
+      // proposal had that page's support alone (a different page in each order).
+      expect(supported.map((r) => r.slug)).toEqual([...pair.slugs].sort());
+    }
+  });
 });

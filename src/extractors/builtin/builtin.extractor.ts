@@ -353,7 +353,7 @@ export function extractBuiltin(request: ExtractionRequest): {
 
   // 6. Relations between names that share a sentence: a typed predicate where the words between them state one
   // (src/extractors/builtin/relation-patterns.ts: `A is a B`, `A requires B`, `A is part of B`, …), else `related_to`, which the
-  // pipeline keeps only for pairs that share chunks far more often than chance. "See also" links relate the page to
+  // pipeline keeps only for pairs whose names go together on the wiki's pages far more often than chance. "See also" links relate the page to
   // what it points at. Confidence = min(a, b) × (1 − 0.5^(shared sentences + 1)), typed ones × 1.15 (at most 0.95).
   const relations: ExtractedRelation[] = [];
   const related = new Set<string>();
