@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BuiltinExtractor, cleanMarkdown, confidence, MAX_CONFIDENCE } from '../../src/extractors/builtin/builtin.extractor.js';
+import { BuiltinExtractor, cleanMarkdown, confidence, MAX_CONFIDENCE, withoutMenuPaths } from '../../src/extractors/builtin/builtin.extractor.js';
 import { ChunkText } from '../../src/extractors/evidence-matcher.js';
 import { PREDICATES, type ExtractionRequest } from '../../src/extractors/extraction.types.js';
 import { FOAM_DOCS } from '../support/fixtures.js';
@@ -190,6 +190,17 @@ describe('the built-in extractor on small inputs', () => {
     // A name in the same sentences still counts.
     expect(names).toContain('zettelkasten');
     expect(names).toContain('vs code');
+  });
+
+  it('reads hostile runs of capitalised words, ellipses and arrows in linear time (no catastrophic backtracking)', () => {
+    // Each of these took seconds to hours with the first menu-path pattern (`Ab... ` 22 times: 0.24 s, doubling with each).
+    const started = process.cpuUsage();
+    for (const text of [`${'Ab... '.repeat(2000)}> x`, `${'Open Folder to '.repeat(5000)}> x`, `${'Open > '.repeat(5000)}x`, `${'A.b.c.d '.repeat(2000)}> x`]) {
+      expect(withoutMenuPaths(text).length).toBeLessThanOrEqual(text.length);
+    }
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(1000);
+    expect(withoutMenuPaths('In it, use File -> Add Folder to Workspace, then close it.')).toBe('In it, use , then close it.');
   });
 
   it('answers an empty or code-only chunk with nothing, and a cancelled call with the abort', async () => {

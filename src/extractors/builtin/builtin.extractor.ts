@@ -706,13 +706,17 @@ function isCapitalisedHeading(clean: string): boolean {
   return words.length > 0 && words.every((w) => /^\p{Lu}/u.test(w));
 }
 
-const MENU_WORD = String.raw`\p{Lu}[\p{L}\p{N}'’.-]*(?:…|\.\.\.)?`;
-const MENU_SEGMENT = String.raw`${MENU_WORD}(?: (?:(?:${[...HEADING_SMALL_WORDS].join('|')})(?![\p{L}\p{N}])|${MENU_WORD}))*`;
+// A label's word: a capital, letters (`Draw.io`: dots only between letters), an ellipsis at most (`Open Folder…`).
+// Every part of a word can be read one way only, and a label is a few words: the match stays linear on any text.
+const MENU_WORD = String.raw`\p{Lu}[\p{L}\p{N}'’-]*(?:\.[\p{L}\p{N}]+)*(?:…|\.\.\.)?`;
+const MENU_SEGMENT = String.raw`${MENU_WORD}(?: (?:(?:${[...HEADING_SMALL_WORDS].join('|')})(?![\p{L}\p{N}])|${MENU_WORD})){0,6}`;
+const MENU_ARROW = /->|→|>|›|=>/;
 /** A path through an application's menus: `File > Open Folder`, `File -> Add Folder to Workspace`, `View → Command Palette…`. */
-const MENU_PATH = new RegExp(String.raw`${MENU_SEGMENT}(?: ?(?:->|→|>|›|=>) ?${MENU_SEGMENT})+`, 'gu');
+const MENU_PATH = new RegExp(String.raw`${MENU_SEGMENT}(?: ?(?:->|→|>|›|=>) ?${MENU_SEGMENT}){1,8}`, 'gu');
 
 /** The text without menu paths: their words are capitalised because they are labels on screen, not names. */
 export function withoutMenuPaths(clean: string): string {
+  if (!MENU_ARROW.test(clean)) return clean;
   return clean.replace(MENU_PATH, ' ').replace(/\s+/g, ' ').trim();
 }
 
