@@ -18,6 +18,23 @@ const FUNCTION_WORDS = new Set(
 );
 const MAX_WORD = 40;
 
+// The markup a line's words are read around. A link label or target longer than LABEL characters, a destination
+// longer than DESTINATION, or a code span or tag longer than SPAN is read as words: every pattern looks a bounded
+// distance past an opening mark, so a line of a hundred thousand `[` costs about a hundred milliseconds, not the
+// minute an unbounded `[^\]]*` takes (it rescans the rest of the line from every `[`). This runs in the save's
+// transaction, on the web process's one thread.
+const LABEL = 150;
+const DESTINATION = 2000;
+const SPAN = 300;
+const LABELLED_WIKILINK = new RegExp(String.raw`!?\[\[[^\]|\n]{0,${LABEL}}\|([^\]\n]{0,${LABEL}})\]\]`, 'g');
+const WIKILINK = new RegExp(String.raw`!?\[\[[^\]\n]{0,${LABEL}}\]\]`, 'g');
+const IMAGE = new RegExp(String.raw`!\[[^\]\n]{0,${LABEL}}\]\([^)\n]{0,${DESTINATION}}\)`, 'g');
+const LINK = new RegExp(String.raw`\[([^\]\n]{0,${LABEL}})\]\([^)\n]{0,${DESTINATION}}\)`, 'g');
+const CODE_SPAN = new RegExp(String.raw`\`[^\`\n]{0,${SPAN}}\``, 'g');
+const HTML_TAG = new RegExp(String.raw`<[^>\n]{1,${SPAN}}>`, 'g');
+// A table's delimiter row (`|---|`, `:---`); one run of spaces only, so a line of spaces is read once.
+const TABLE_RULE = /^\s*(?:\|\s*)?:?-{3,}/;
+
 /**
  * Counts the words of a page's Markdown (frontmatter removed). Code, URLs, HTML, link destinations and labelless
  * wikilinks (their target is a name as the link writes it, not running text) are left out; headings and lines in
@@ -32,14 +49,8 @@ export function termCounts(markdown: string): TermCounts {
       fenced = !fenced;
       continue;
     }
-    if (fenced || /^\s{0,3}#{1,6}\s/.test(rawLine) || /^\s*\|?\s*:?-{3,}/.test(rawLine) || /^ {4,}\S/.test(rawLine)) continue;
-    const line = rawLine
-      .replace(/!?\[\[[^\]|\n]*\|([^\]\n]*)\]\]/g, ' $1 ')
-      .replace(/!?\[\[[^\]\n]*\]\]/g, ' , ')
-      .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, ' , ')
-      .replace(/\[([^\]\n]*)\]\([^)\n]*\)/g, ' $1 ')
-      .replace(/`[^`\n]*`/g, ' , ')
-      .replace(/<[^>\n]+>/g, ' ')
+    if (fenced || /^\s{0,3}#{1,6}\s/.test(rawLine) || TABLE_RULE.test(rawLine) || /^ {4,}\S/.test(rawLine)) continue;
+    const line = withoutMarkup(rawLine)
       .replace(/\b(?:https?|ftp):\/\/\S+/g, ' , ')
       .replace(/^\s*(?:[-*+]|\d{1,9}[.)]|>)\s+(?:\[[ xX]\]\s+)?/, '')
       .replace(/[*_~]+/g, '');
@@ -68,6 +79,15 @@ export function termCounts(markdown: string): TermCounts {
     }
   }
   return counts;
+}
+
+/** The line with its links, images, code spans and tags replaced (only the patterns whose closing mark it holds run). */
+function withoutMarkup(line: string): string {
+  let out = line;
+  if (out.includes(']')) out = out.replace(LABELLED_WIKILINK, ' $1 ').replace(WIKILINK, ' , ').replace(IMAGE, ' , ').replace(LINK, ' $1 ');
+  if (out.includes('`')) out = out.replace(CODE_SPAN, ' , ');
+  if (out.includes('>')) out = out.replace(HTML_TAG, ' ');
+  return out;
 }
 
 /** A line whose longer words are all capitalised (a table of contents, a title, a label): not running text. */

@@ -85,6 +85,21 @@ describe('corpus statistics', () => {
     expect(counts.get('label')).toEqual({ lower: 1, capitalised: 0 });
   });
 
+  it('counts a page of 200,000 hostile characters in linear time (it runs in the save, on the web thread)', () => {
+    // A line of `[` took 24 s at 100,000 characters: each link pattern rescanned the rest of the line from every `[`.
+    const n = 200_000;
+    const started = process.cpuUsage();
+    for (const text of [`${'['.repeat(n)}]`, `${'[['.repeat(n / 2)}]]`, `${'!['.repeat(n / 2)}]`, `${'<'.repeat(n)}>`, `${'`'.repeat(n)}`, `${' '.repeat(n)}x`, '[a]('.repeat(n / 4)]) termCounts(text);
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(2000);
+    // Links, images, code and tags of ordinary length are still read around.
+    const counts = termCounts('See [the Label](x.md), ![an Image](i.png), `Code Word` and <span class="Tag">Text</span> here.');
+    expect(counts.get('label')).toEqual({ lower: 0, capitalised: 1 });
+    expect(counts.has('image')).toBe(false);
+    expect(counts.has('code')).toBe(false);
+    expect(counts.has('tag')).toBe(false);
+  });
+
   it('drops a capitalised common word the wiki writes in lower case, keeps one it writes as a name', () => {
     const text = 'Open the Folder panel. Then the Canvas opens.';
     const stats = { pages: 10, terms: { folder: { pages: 8, lower: 40, capitalised: 3 }, canvas: { pages: 5, lower: 1, capitalised: 30 } } };
