@@ -125,7 +125,13 @@ interface Section {
 }
 
 const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
-const ATX_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const ATX_OPEN = /^ {0,3}(#{1,6})(?=[ \t]|$)/;
+/**
+ * A run of more spaces and tabs than any layout needs inside a line is read as one space (Markdown shows one): a
+ * run of a megabyte would otherwise count as a single token and make a chunk of a megabyte, which the extractors
+ * then read in one piece. Indentation (at the start of a line) is kept.
+ */
+const LONG_BLANK_RUN = /(?<=\S)[ \t]{65,}/g;
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
 const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const LIST_ITEM = /^( {0,3})([-*+]|\d{1,9}[.)])(?:[ \t]+|$)/;
@@ -141,7 +147,7 @@ const INDENTED = /^(?: {2,}|\t)/;
 const LINK_DEFINITION = /^ {0,3}\[(?!\^)(?:[^\]\\\n]|\\.){1,999}\]:[ \t]*(?:<[^<>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*$/;
 
 function parseSections(markdown: string): Section[] {
-  const lines = markdown.replace(/\r\n?/g, '\n').split('\n').map((line) => line.replace(/[ \t]+$/, ''));
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n').map((line) => withoutTrailingBlanks(line).replace(LONG_BLANK_RUN, ' '));
   const sections: Section[] = [{ headings: [], blocks: [] }];
   let stack: Heading[] = [];
   const current = () => sections[sections.length - 1];
@@ -165,9 +171,9 @@ function parseSections(markdown: string): Section[] {
       i = end + 1;
       continue;
     }
-    const atx = ATX_HEADING.exec(line);
+    const atx = atxHeading(line);
     if (atx) {
-      startSection(atx[1].length, atx[2] ?? '', i);
+      startSection(atx.level, atx.title, i);
       i++;
       continue;
     }
@@ -231,6 +237,34 @@ function parseSections(markdown: string): Section[] {
   return sections.filter((section) => section.blocks.length > 0 || section.headings.length > 0);
 }
 
+/**
+ * An ATX heading (`## Title ##`): its level and its text without the closing hashes. Read by hand, not by one
+ * pattern: a pattern with a lazy title before optional closing hashes backtracks over every space of a long line
+ * (seconds for a heading line of 100,000 spaces), and any page may hold one.
+ */
+function atxHeading(line: string): { level: number; title: string } | null {
+  const open = ATX_OPEN.exec(line);
+  if (!open) return null;
+  let end = line.length;
+  while (end > open[0].length && isBlank(line.charCodeAt(end - 1))) end--;
+  let hashes = end;
+  while (hashes > open[0].length && line.charCodeAt(hashes - 1) === 35) hashes--;
+  // Closing hashes count only after a space (or when they are all there is).
+  if (hashes < end && (hashes === open[0].length || isBlank(line.charCodeAt(hashes - 1)))) end = hashes;
+  return { level: open[1].length, title: line.slice(open[0].length, end).trim() };
+}
+
+/** The line without trailing spaces and tabs (by hand: `/[ \t]+$/` is quadratic on a long run of inner spaces). */
+function withoutTrailingBlanks(line: string): string {
+  let end = line.length;
+  while (end > 0 && isBlank(line.charCodeAt(end - 1))) end--;
+  return end === line.length ? line : line.slice(0, end);
+}
+
+function isBlank(c: number): boolean {
+  return c === 32 || c === 9;
+}
+
 function closingFence(lines: string[], open: number, marker: string): number {
   const close = new RegExp(`^ {0,3}${marker[0] === '`' ? '`' : '~'}{${marker.length},}[ \\t]*$`);
   for (let j = open + 1; j < lines.length; j++) if (close.test(lines[j])) return j;
@@ -258,7 +292,7 @@ function listEnd(lines: string[], start: number): number {
       }
       return end;
     }
-    if (!INDENTED.test(line) && (ATX_HEADING.test(line) || FENCE_OPEN.test(line) || THEMATIC_BREAK.test(line) || isTableStart(lines, end))) return end;
+    if (!INDENTED.test(line) && (atxHeading(line) !== null || FENCE_OPEN.test(line) || THEMATIC_BREAK.test(line) || isTableStart(lines, end))) return end;
     end++;
   }
   return end;
@@ -266,7 +300,7 @@ function listEnd(lines: string[], start: number): number {
 
 function startsOtherBlock(lines: string[], i: number, inQuote: boolean): boolean {
   const line = lines[i];
-  if (ATX_HEADING.test(line) || FENCE_OPEN.test(line) || THEMATIC_BREAK.test(line) || isTableStart(lines, i)) return true;
+  if (atxHeading(line) !== null || FENCE_OPEN.test(line) || THEMATIC_BREAK.test(line) || isTableStart(lines, i)) return true;
   if (!inQuote && QUOTE.test(line)) return true;
   // A list item interrupts a paragraph (a bullet, or an ordered list starting at 1, as CommonMark has it).
   const item = LIST_ITEM.exec(line);
@@ -282,8 +316,8 @@ function trimBlankEdges(lines: string[]): string[] {
 /** A heading as plain words: links and wikilinks become their labels, emphasis and code marks go. */
 function headingTitle(raw: string): string {
   return raw
-    .replace(/!?\[\[([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]/g, (_m, target: string, label?: string) => (label ?? target).trim())
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/!?\[\[([^\]|#]{0,150})(?:#[^\]|]{0,150})?(?:\|([^\]]{0,150}))?\]\]/g, (_m, target: string, label?: string) => (label ?? target).trim())
+    .replace(/!?\[([^\]]{0,150})\]\([^)]{0,2000}\)/g, '$1')
     .replace(/[*_`~]+/g, '')
     .replace(/\s+/g, ' ')
     .trim();
@@ -379,7 +413,10 @@ function splitProse(text: string, limit: number): string[] {
 function splitWords(text: string, limit: number): string[] {
   const pieces: string[] = [];
   let current = '';
-  for (const word of text.split(/\s+/)) {
+  // A "word" longer than a chunk (a run of a hundred thousand `[`) is cut: no chunk grows past a few thousand
+  // characters, so what reads a chunk (the extractors) never meets one of a megabyte.
+  const words = text.split(/\s+/).flatMap((word) => (word.length > limit * 4 ? (word.match(new RegExp(`[^]{1,${limit * 4}}`, 'g')) ?? []) : [word]));
+  for (const word of words) {
     const candidate = current ? `${current} ${word}` : word;
     if (current && estimateTokens(candidate) > limit) {
       pieces.push(current);

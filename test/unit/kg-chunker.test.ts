@@ -338,6 +338,36 @@ describe('chunkMarkdown: link reference definitions', () => {
   });
 });
 
+describe('chunkMarkdown on hostile text', () => {
+  // Each of these took from seconds to hours before: a trailing-space pattern, a heading pattern and a link pattern
+  // that rescanned the rest of a long line from every position, and a run of blanks or one "word" of a megabyte
+  // that became one chunk of a megabyte. CPU time, as the corpus test below.
+  it('chunks runs of blanks, brackets and hashes of 200,000 characters in linear time, into chunks of a few thousand characters', () => {
+    const n = 200_000;
+    const started = process.cpuUsage();
+    for (const body of [`a${' '.repeat(n)}b`, `# a${' '.repeat(n)}b`, `${' '.repeat(n)}x`, `${'['.repeat(n)}]`, `# ${'['.repeat(n)}]`, '#'.repeat(n), `[a]: x${' '.repeat(n)}y`]) {
+      const chunks = chunkMarkdown(body);
+      for (const chunk of chunks) expect(chunk.text.length).toBeLessThan(10_000);
+    }
+    const used = process.cpuUsage(started);
+    expect((used.user + used.system) / 1000).toBeLessThan(2000);
+  });
+
+  it('reads a run of more than 64 blanks inside a line as one space, and keeps indentation and ordinary spacing', () => {
+    const [chunk] = chunkMarkdown(`Name${' '.repeat(80)}Value and  two  spaces\n\n\`\`\`\n${' '.repeat(8)}indented code\n\`\`\``);
+    expect(chunk.text).toContain('Name Value and  two  spaces');
+    expect(chunk.text).toContain(`${' '.repeat(8)}indented code`);
+  });
+
+  it('reads ATX headings as CommonMark does: closing hashes after a space go, others stay', () => {
+    const titles = (line: string) => chunkMarkdown(`${line}\n\nText under it.`).map((c) => c.headingPath.join(' › '));
+    expect(titles('## Setup ##')).toEqual(['Setup']);
+    expect(titles('## C# notes')).toEqual(['C# notes']);
+    expect(titles('### Title#')).toEqual(['Title#']);
+    expect(titles(`#   Spaced${' '.repeat(40)}`)).toEqual(['Spaced']);
+  });
+});
+
 describe('chunkMarkdown on the Foam documentation', () => {
   const files = readdirSync(FOAM_DOCS, { recursive: true }).map(String).filter((f) => f.endsWith('.md'));
   const pages = files.map((file) => ({ file, body: parseFrontmatter(readFileSync(path.join(FOAM_DOCS, file), 'utf8')).body }));

@@ -218,9 +218,9 @@ export function extractBuiltin(request: ExtractionRequest): {
   }
   // The chunk's words without link targets and destinations (a `[[graph-view]]` is not how the text spells it).
   const plainText = request.chunkText
-    .replace(/!?\[\[[^\]|\n]*\|([^\]\n]*)\]\]/g, '$1')
-    .replace(/!?\[\[[^\]\n]*\]\]/g, ' ')
-    .replace(/\]\([^)\n]*\)/g, ']');
+    .replace(/!?\[\[[^\]|\n]{0,150}\|([^\]\n]{0,150})\]\]/g, '$1')
+    .replace(/!?\[\[[^\]\n]{0,150}\]\]/g, ' ')
+    .replace(/\]\([^)\n]{0,2000}\)/g, ']');
   const displays = new Map<string, string>();
   const display = (title: string): string => {
     let shown = displays.get(title);
@@ -768,10 +768,12 @@ function nounPhrases(terms: TaggedTerm[]): string[] {
 
 /** Link targets written in a sentence: `[[Target]]`, `[[Target|label]]`, `[[Target#Section]]`, `[label](target.md)`. */
 function linksIn(sentence: string): string[] {
-  const raw = sentence.replace(/`[^`\n]*`/g, ' ');
+  const raw = sentence.replace(/`[^`\n]{0,300}`/g, ' ');
   const out: string[] = [];
-  for (const m of raw.matchAll(/\[\[([^\]|#\n]+)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g)) if (!isAttachmentTarget(m[1].trim())) out.push(m[1].trim());
-  for (const m of raw.matchAll(/\[([^\]\n]*)\]\(([^)\s]+)[^)]*\)/g)) {
+  for (const m of raw.matchAll(/\[\[([^\]|#\n]{1,150})(?:#[^\]|\n]{0,150})?(?:\|[^\]\n]{0,150})?\]\]/g)) if (!isAttachmentTarget(m[1].trim())) out.push(m[1].trim());
+  // The destination, then a title only after a blank: two classes that could both take the same characters would
+  // backtrack over every way of sharing them.
+  for (const m of raw.matchAll(/\[([^\]\n]{0,150})\]\(([^)\s]{1,2000})(?:\s[^)]{0,2000})?\)/g)) {
     const href = m[2];
     if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#')) continue;
     const file = decodeURIComponentSafe(href.split('#')[0].split('/').pop() ?? '').replace(/\.(md|markdown)$/i, '');
@@ -781,23 +783,27 @@ function linksIn(sentence: string): string[] {
   return out;
 }
 
-/** Plain words for the tagger: link and emphasis markup, code, URLs and HTML removed; link labels kept. */
+/**
+ * Plain words for the tagger: link and emphasis markup, code, URLs and HTML removed; link labels kept. Every pattern
+ * looks a bounded distance past its opening mark (a label or target 150 characters, a destination 2,000, code or a
+ * tag 300; longer ones stay as words), so a chunk of a thousand `[` or `<` costs a linear pass, not a quadratic one.
+ */
 export function cleanMarkdown(raw: string): string {
   return raw
-    .replace(/!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|[^\]\n]*)?\]\]/g, (link, target: string) => (isAttachmentTarget(target.trim()) ? ' ' : link))
-    .replace(/!\[[^\]\n]*\]\([^)\n]*\)/g, ' ')
-    .replace(/!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?\|([^\]\n]*)\]\]/g, '$2')
-    .replace(/!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?\]\]/g, '$1')
-    .replace(/!?\[([^\]\n]*)\]\([^)\n]*\)/g, '$1')
-    .replace(/`[^`\n]*`/g, ' ')
+    .replace(/!?\[\[([^\]|#\n]{0,150})(?:#[^\]|\n]{0,150})?(?:\|[^\]\n]{0,150})?\]\]/g, (link, target: string) => (isAttachmentTarget(target.trim()) ? ' ' : link))
+    .replace(/!\[[^\]\n]{0,150}\]\([^)\n]{0,2000}\)/g, ' ')
+    .replace(/!?\[\[([^\]|#\n]{0,150})(?:#[^\]|\n]{0,150})?\|([^\]\n]{0,150})\]\]/g, '$2')
+    .replace(/!?\[\[([^\]|#\n]{0,150})(?:#[^\]|\n]{0,150})?\]\]/g, '$1')
+    .replace(/!?\[([^\]\n]{0,150})\]\([^)\n]{0,2000}\)/g, '$1')
+    .replace(/`[^`\n]{0,300}`/g, ' ')
     .replace(SNAKE_IDENTIFIER, ' ')
-    .replace(/<[^>\n]+>/g, ' ')
+    .replace(/<[^>\n]{1,300}>/g, ' ')
     .replace(/\bhttps?:\/\/\S+/g, ' ')
-    .replace(/\[\^[^\]\n]*\]/g, '')
+    .replace(/\[\^[^\]\n]{0,150}\]/g, '')
     .replace(BLOCK_MARKER, '')
     .replace(/(^|[\s(\[])[*_~]+(?=\S)/g, '$1')
     .replace(/(\S)[*_~]+(?=$|[\s).,;:!?\]])/g, '$1')
-    .replace(/\s*\|\s*/g, ' ; ')
+    .replace(/\|/g, ' ; ')
     .replace(/\s+/g, ' ')
     .trim();
 }
