@@ -8,7 +8,7 @@ export interface RenderConfig {
    * compiled worker module is there (the built server), else 0 (the TypeScript sources, as the tests run them).
    */
   threads: number | null;
-  /** KURATE_RENDER_TIMEOUT_SECONDS: how long one page may take in a worker thread before the answer is a 422 (default 20). */
+  /** KURATE_RENDER_TIMEOUT_SECONDS: how long one page may take in a worker thread, from when the thread starts it, before the answer is a 422 (default 20). */
   timeoutMs: number;
 }
 
