@@ -415,7 +415,7 @@ function splitWords(text: string, limit: number): string[] {
   let current = '';
   // A "word" longer than a chunk (a run of a hundred thousand `[`) is cut: no chunk grows past a few thousand
   // characters, so what reads a chunk (the extractors) never meets one of a megabyte.
-  const words = text.split(/\s+/).flatMap((word) => (word.length > limit * 4 ? (word.match(new RegExp(`[^]{1,${limit * 4}}`, 'g')) ?? []) : [word]));
+  const words = text.split(/\s+/).flatMap((word) => (word.length > limit * 4 ? (word.match(new RegExp(`[^]{1,${limit * 4}}`, 'gu')) ?? []) : [word]));
   for (const word of words) {
     const candidate = current ? `${current} ${word}` : word;
     if (current && estimateTokens(candidate) > limit) {

@@ -353,6 +353,12 @@ describe('chunkMarkdown on hostile text', () => {
     expect((used.user + used.system) / 1000).toBeLessThan(2000);
   });
 
+  it('cuts a "word" longer than a chunk between characters, never inside one (a run of emoji stays whole emoji)', () => {
+    const chunks = chunkMarkdown('🙂'.repeat(20_000));
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) expect(chunk.text).toMatch(/^(?:🙂)+$/u);
+  });
+
   it('reads a run of more than 64 blanks inside a line as one space, and keeps indentation and ordinary spacing', () => {
     const [chunk] = chunkMarkdown(`Name${' '.repeat(80)}Value and  two  spaces\n\n\`\`\`\n${' '.repeat(8)}indented code\n\`\`\``);
     expect(chunk.text).toContain('Name Value and  two  spaces');
