@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MARKUP_BOUNDS } from '../common/markup-patterns.js';
 
 /**
  * Heading-aware chunking of a page's Markdown body (frontmatter already removed), for extraction and vector search.
@@ -314,10 +315,14 @@ function trimBlankEdges(lines: string[]): string[] {
 }
 
 /** A heading as plain words: links and wikilinks become their labels, emphasis and code marks go. */
+// A heading's links, read a bounded distance past their opening mark (src/common/markup-patterns.ts).
+const HEADING_WIKILINK = new RegExp(String.raw`!?\[\[([^\]|#]{0,${MARKUP_BOUNDS.label}})(?:#[^\]|]{0,${MARKUP_BOUNDS.label}})?(?:\|([^\]]{0,${MARKUP_BOUNDS.label}}))?\]\]`, 'g');
+const HEADING_LINK = new RegExp(String.raw`!?\[([^\]]{0,${MARKUP_BOUNDS.label}})\]\([^)]{0,${MARKUP_BOUNDS.destination}}\)`, 'g');
+
 function headingTitle(raw: string): string {
   return raw
-    .replace(/!?\[\[([^\]|#]{0,150})(?:#[^\]|]{0,150})?(?:\|([^\]]{0,150}))?\]\]/g, (_m, target: string, label?: string) => (label ?? target).trim())
-    .replace(/!?\[([^\]]{0,150})\]\([^)]{0,2000}\)/g, '$1')
+    .replace(HEADING_WIKILINK, (_m, target: string, label?: string) => (label ?? target).trim())
+    .replace(HEADING_LINK, '$1')
     .replace(/[*_`~]+/g, '')
     .replace(/\s+/g, ' ')
     .trim();

@@ -1,3 +1,5 @@
+import { CODE_SPAN, HTML_TAG, IMAGE, LABELLED_WIKILINK, MARKUP_BOUNDS, WIKILINK } from '../common/markup-patterns.js';
+
 // Corpus statistics of words, from the wiki's own pages: how often each word is written in lower case in running text
 // (an ordinary word: "the repo folder") and how often capitalised inside a sentence (a name: "open Obsidian Sync").
 // Counted per page when the page is saved (kg_page_terms, one row per page and word: no two saves share a row) and
@@ -18,20 +20,9 @@ const FUNCTION_WORDS = new Set(
 );
 const MAX_WORD = 40;
 
-// The markup a line's words are read around. A link label or target longer than LABEL characters, a destination
-// longer than DESTINATION, or a code span or tag longer than SPAN is read as words: every pattern looks a bounded
-// distance past an opening mark, so a line of a hundred thousand `[` costs about a hundred milliseconds, not the
-// minute an unbounded `[^\]]*` takes (it rescans the rest of the line from every `[`). This runs in the save's
-// transaction, on the web process's one thread.
-const LABEL = 150;
-const DESTINATION = 2000;
-const SPAN = 300;
-const LABELLED_WIKILINK = new RegExp(String.raw`!?\[\[[^\]|\n]{0,${LABEL}}\|([^\]\n]{0,${LABEL}})\]\]`, 'g');
-const WIKILINK = new RegExp(String.raw`!?\[\[[^\]\n]{0,${LABEL}}\]\]`, 'g');
-const IMAGE = new RegExp(String.raw`!\[[^\]\n]{0,${LABEL}}\]\([^)\n]{0,${DESTINATION}}\)`, 'g');
-const LINK = new RegExp(String.raw`\[([^\]\n]{0,${LABEL}})\]\([^)\n]{0,${DESTINATION}}\)`, 'g');
-const CODE_SPAN = new RegExp(String.raw`\`[^\`\n]{0,${SPAN}}\``, 'g');
-const HTML_TAG = new RegExp(String.raw`<[^>\n]{1,${SPAN}}>`, 'g');
+// A Markdown link, read around its label (the shared patterns are src/common/markup-patterns.ts: each looks a
+// bounded distance past its opening mark, as this one does; this runs in the save, on the web process's one thread).
+const LINK = new RegExp(String.raw`\[([^\]\n]{0,${MARKUP_BOUNDS.label}})\]\([^)\n]{0,${MARKUP_BOUNDS.destination}}\)`, 'g');
 // A table's delimiter row (`|---|`, `:---`); one run of spaces only, so a line of spaces is read once.
 const TABLE_RULE = /^\s*(?:\|\s*)?:?-{3,}/;
 

@@ -3,6 +3,7 @@
 // phrases (wink-nlp's tagger and compromise's lexicon, src/extractors/builtin/pos-tagger.ts); relations are only `related_to`, from sharing a sentence.
 import { pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
+import { CODE_SPAN, HTML_TAG, IMAGE, LABELLED_WIKILINK, MARKUP_BOUNDS, WIKILINK } from '../../common/markup-patterns.js';
 import { isAttachmentTarget } from '../attachments.js';
 import { sentenceRanges } from '../evidence-matcher.js';
 import { nameKey, validateExtraction } from '../extraction-validator.js';
@@ -218,9 +219,9 @@ export function extractBuiltin(request: ExtractionRequest): {
   }
   // The chunk's words without link targets and destinations (a `[[graph-view]]` is not how the text spells it).
   const plainText = request.chunkText
-    .replace(/!?\[\[[^\]|\n]{0,150}\|([^\]\n]{0,150})\]\]/g, '$1')
-    .replace(/!?\[\[[^\]\n]{0,150}\]\]/g, ' ')
-    .replace(/\]\([^)\n]{0,2000}\)/g, ']');
+    .replace(LABELLED_WIKILINK, '$1')
+    .replace(WIKILINK, ' ')
+    .replace(LINK_DESTINATION, ']');
   const displays = new Map<string, string>();
   const display = (title: string): string => {
     let shown = displays.get(title);
@@ -692,7 +693,6 @@ function isLeadingFunctionWord(term: TaggedTerm): boolean {
   return lexiconTags(term.text).some((t) => LEADING_TAGS.has(t)) || has(term, 'Determiner', 'QuestionWord', 'Pronoun');
 }
 
-/** Headings, table-of-contents entries and link labels capitalise every word; their capitals are not evidence. */
 // Words a title-case heading leaves in lower case (`Publish to GitHub Pages`, `Tips and Tricks`).
 const HEADING_SMALL_WORDS = new Set(['a', 'an', 'and', 'as', 'at', 'but', 'by', 'for', 'from', 'in', 'into', 'nor', 'of', 'on', 'or', 'the', 'to', 'vs', 'via', 'with']);
 
@@ -720,6 +720,7 @@ export function withoutMenuPaths(clean: string): string {
   return clean.replace(MENU_PATH, ' ').replace(/\s+/g, ' ').trim();
 }
 
+/** Headings, table-of-contents entries and link labels capitalise every word; their capitals are not evidence. */
 function isTitleCase(clean: string): boolean {
   const words = clean.split(' ').filter((w) => w.length >= 4 && /^\p{L}/u.test(w));
   if (words.length < 2 || clean.split(' ').length > 12) return false;
@@ -768,12 +769,10 @@ function nounPhrases(terms: TaggedTerm[]): string[] {
 
 /** Link targets written in a sentence: `[[Target]]`, `[[Target|label]]`, `[[Target#Section]]`, `[label](target.md)`. */
 function linksIn(sentence: string): string[] {
-  const raw = sentence.replace(/`[^`\n]{0,300}`/g, ' ');
+  const raw = sentence.replace(CODE_SPAN, ' ');
   const out: string[] = [];
-  for (const m of raw.matchAll(/\[\[([^\]|#\n]{1,150})(?:#[^\]|\n]{0,150})?(?:\|[^\]\n]{0,150})?\]\]/g)) if (!isAttachmentTarget(m[1].trim())) out.push(m[1].trim());
-  // The destination, then a title only after a blank: two classes that could both take the same characters would
-  // backtrack over every way of sharing them.
-  for (const m of raw.matchAll(/\[([^\]\n]{0,150})\]\(([^)\s]{1,2000})(?:\s[^)]{0,2000})?\)/g)) {
+  for (const m of raw.matchAll(WIKILINK_TARGET)) if (!isAttachmentTarget(m[1].trim())) out.push(m[1].trim());
+  for (const m of raw.matchAll(LINK_WITH_DESTINATION)) {
     const href = m[2];
     if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#')) continue;
     const file = decodeURIComponentSafe(href.split('#')[0].split('/').pop() ?? '').replace(/\.(md|markdown)$/i, '');
@@ -783,23 +782,43 @@ function linksIn(sentence: string): string[] {
   return out;
 }
 
+// The markup patterns of the built-in extractor. Each looks a bounded distance past its opening mark
+// (src/common/markup-patterns.ts: a longer link, code span or tag stays as words), so a chunk of a thousand `[` or `<`
+// costs a linear pass, not a quadratic one.
+const { label: L, destination: D } = MARKUP_BOUNDS;
+/** `](destination)`: a link's destination, left out of the words. */
+const LINK_DESTINATION = new RegExp(String.raw`\]\([^)\n]{0,${D}}\)`, 'g');
+/** A wikilink's target (group 1), without its section or label. */
+const WIKILINK_TARGET = new RegExp(String.raw`\[\[([^\]|#\n]{1,${L}})(?:#[^\]|\n]{0,${L}})?(?:\|[^\]\n]{0,${L}})?\]\]`, 'g');
 /**
- * Plain words for the tagger: link and emphasis markup, code, URLs and HTML removed; link labels kept. Every pattern
- * looks a bounded distance past its opening mark (a label or target 150 characters, a destination 2,000, code or a
- * tag 300; longer ones stay as words), so a chunk of a thousand `[` or `<` costs a linear pass, not a quadratic one.
+ * `[label](destination "title")`: label and destination captured. The title comes only after a blank: two classes
+ * that could both take the same characters would backtrack over every way of sharing them.
  */
+const LINK_WITH_DESTINATION = new RegExp(String.raw`\[([^\]\n]{0,${L}})\]\(([^)\s]{1,${D}})(?:\s[^)]{0,${D}})?\)`, 'g');
+/** Any wikilink or embed, its target captured. */
+const ANY_WIKILINK = new RegExp(String.raw`!?\[\[([^\]|#\n]{0,${L}})(?:#[^\]|\n]{0,${L}})?(?:\|[^\]\n]{0,${L}})?\]\]`, 'g');
+/** A wikilink with a label: the label is group 2. */
+const WIKILINK_WITH_LABEL = new RegExp(String.raw`!?\[\[([^\]|#\n]{0,${L}})(?:#[^\]|\n]{0,${L}})?\|([^\]\n]{0,${L}})\]\]`, 'g');
+/** A wikilink without a label: its target is group 1. */
+const WIKILINK_WITHOUT_LABEL = new RegExp(String.raw`!?\[\[([^\]|#\n]{0,${L}})(?:#[^\]|\n]{0,${L}})?\]\]`, 'g');
+/** A Markdown link or image: its label is group 1. */
+const LINK_OR_IMAGE = new RegExp(String.raw`!?\[([^\]\n]{0,${L}})\]\([^)\n]{0,${D}}\)`, 'g');
+/** A footnote mark, `[^1]`. */
+const FOOTNOTE_MARK = new RegExp(String.raw`\[\^[^\]\n]{0,${L}}\]`, 'g');
+
+/** Plain words for the tagger: link and emphasis markup, code, URLs and HTML removed; link labels kept. */
 export function cleanMarkdown(raw: string): string {
   return raw
-    .replace(/!?\[\[([^\]|#\n]{0,150})(?:#[^\]|\n]{0,150})?(?:\|[^\]\n]{0,150})?\]\]/g, (link, target: string) => (isAttachmentTarget(target.trim()) ? ' ' : link))
-    .replace(/!\[[^\]\n]{0,150}\]\([^)\n]{0,2000}\)/g, ' ')
-    .replace(/!?\[\[([^\]|#\n]{0,150})(?:#[^\]|\n]{0,150})?\|([^\]\n]{0,150})\]\]/g, '$2')
-    .replace(/!?\[\[([^\]|#\n]{0,150})(?:#[^\]|\n]{0,150})?\]\]/g, '$1')
-    .replace(/!?\[([^\]\n]{0,150})\]\([^)\n]{0,2000}\)/g, '$1')
-    .replace(/`[^`\n]{0,300}`/g, ' ')
+    .replace(ANY_WIKILINK, (link, target: string) => (isAttachmentTarget(target.trim()) ? ' ' : link))
+    .replace(IMAGE, ' ')
+    .replace(WIKILINK_WITH_LABEL, '$2')
+    .replace(WIKILINK_WITHOUT_LABEL, '$1')
+    .replace(LINK_OR_IMAGE, '$1')
+    .replace(CODE_SPAN, ' ')
     .replace(SNAKE_IDENTIFIER, ' ')
-    .replace(/<[^>\n]{1,300}>/g, ' ')
+    .replace(HTML_TAG, ' ')
     .replace(/\bhttps?:\/\/\S+/g, ' ')
-    .replace(/\[\^[^\]\n]{0,150}\]/g, '')
+    .replace(FOOTNOTE_MARK, '')
     .replace(BLOCK_MARKER, '')
     .replace(/(^|[\s(\[])[*_~]+(?=\S)/g, '$1')
     .replace(/(\S)[*_~]+(?=$|[\s).,;:!?\]])/g, '$1')
