@@ -76,6 +76,8 @@ const MEASURED =
       ? CONFIGURATIONS.filter((c) => c.name === DEFAULT_CONFIGURATION || ONLY.includes(c.name))
       : CONFIGURATIONS;
 /** KURATE_EVAL_RANKINGS=file.json: every measured query's first ten slugs and scores, to compare runs query by query. */
+/** KURATE_EVAL_EXPLAIN=id,id: prints why the default configuration ranks its first ten for these queries, in every graph state. */
+const EXPLAIN = new Set(process.env.KURATE_EVAL_EXPLAIN?.split(',').map((s) => s.trim()).filter(Boolean) ?? []);
 const rankings: { corpus: string; graph: string; config: string; id: string; kind: string; query: string; ndcg: number; top: string[] }[] = [];
 
 const NO_GRAPH = 'none (right after import)';
@@ -210,6 +212,7 @@ async function measure(t: TestApp, corpus: Corpus, configurations: SearchConfigu
       const scores = scoreRanking(ranked, query.relevant);
       scored.push({ query, scores });
       rankings.push({ corpus: corpus.name, graph, config: configuration.name, id: query.id, kind: query.kind, query: query.query, ndcg: Number(scores.ndcg.toFixed(3)), top: ranked.slice(0, 10) });
+      if (configuration.name === DEFAULT_CONFIGURATION && EXPLAIN.has(query.id)) console.log(await explained(t, corpus, graph, query));
       if (configuration.name === DEFAULT_CONFIGURATION && scores.recall === 0) misses.push(`${query.id} (${query.kind}) "${query.query}" → ${ranked.slice(0, 3).join(', ') || '(nothing)'}`);
     }
     rows.push({
@@ -222,6 +225,18 @@ async function measure(t: TestApp, corpus: Corpus, configurations: SearchConfigu
   }
   if (misses.length > 0) console.log(`\n${corpus.name}, ${graph}: queries with no relevant page in the default configuration's top 10:\n${misses.join('\n')}\n`);
   return rows;
+}
+
+/** The default configuration's first ten for a query, each with where it came from (the reader's "why this result"). */
+async function explained(t: TestApp, corpus: Corpus, graph: string, query: JudgedQuery): Promise<string> {
+  const result = await t.app.get(SearchService).search(query.query, 1, 10, { explain: true });
+  const lines = result.hits.map((hit) => {
+    const e = hit.explain!;
+    const lists = Object.entries(e.lists).filter(([, v]) => v).map(([k, v]) => `${k} #${v!.rank} ${v!.score}`).join(', ');
+    const extra = [e.namedBy ? `named by ${JSON.stringify(e.namedBy)}` : '', e.describedBy ? `described #${e.describedBy.rank} ${e.describedBy.score} by ${e.describedBy.words.join(' ')}` : '', e.entities.length ? `entities ${e.entities.map((x) => `${x.name}@${x.hops}`).join(' ')}` : '', e.linkedFrom.length ? `linked from ${e.linkedFrom.join(' ')}` : ''].filter(Boolean).join('; ');
+    return `  ${e.rank}. ${query.relevant.includes(hit.slug) ? '*' : ' '}${hit.slug} (${e.source}; ${lists}${extra ? `; ${extra}` : ''})`;
+  });
+  return `\n${corpus.name}, ${graph}: ${query.id} "${query.query}" (relevant: ${query.relevant.join(', ')})\n${lines.join('\n')}`;
 }
 
 /** Approves every pending proposal at or above the confidence, as an admin's bulk action does, until none is left. */

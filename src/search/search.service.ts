@@ -280,6 +280,9 @@ export class SearchService implements OnApplicationBootstrap {
         : { hits: [], total: 0 };
     const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters) : new Map<string, number>();
     let blended = blendNamed(lexicalRaw.hits, named, namedBoost);
+    // The pages the query names that lead the words' ranking: no other list may push them out of the first three,
+    // the approved graph's signals (anchor text, entity neighbours) no more than the vector list.
+    const protectedTop = blended.slice(0, 3).filter((b) => b.named > 0).map((b) => b.pageId);
     // The approved graph's anchor text: pages that other pages' sentences about their entity describe in these words.
     const contextWeight = options.contextWeight ?? this.config.contextWeight;
     let described: ContextScore[] = [];
@@ -289,8 +292,6 @@ export class SearchService implements OnApplicationBootstrap {
       described = scored.filter((c) => allowed.has(c.pageId)).slice(0, topN);
       blended = withContext(blended, described, contextWeight);
     }
-    // The pages the query names that lead the words' ranking: no other list may push them out of the first three.
-    const protectedTop = blended.slice(0, 3).filter((b) => b.named > 0).map((b) => b.pageId);
     // The approved graph: the best candidates that mention the query's entities or their close neighbours move up.
     const graph =
       weights.graph > 0 && understanding.entities.length > 0
