@@ -18,7 +18,7 @@ import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type QueryExpansion, type SearchFilters } from './search.repository.js';
 import { querySynonymCandidates } from './query-synonyms.js';
 import { WordNetSynonyms } from './wordnet-synonyms.js';
-import { snippetSource, snippetWindow } from './snippets.js';
+import { cachedSnippet, keepSnippet, snippetSource, snippetWindow } from './snippets.js';
 import { Metrics } from '../metrics/metrics.js';
 
 export interface SearchHit {
@@ -445,12 +445,14 @@ export class SearchService implements OnApplicationBootstrap {
   }
 
   /**
-   * The pages the query names that are live, pass the filters and hold none of the `-excluded` words, with how
-   * strongly the query names each.
+   * Plain-text snippets, one per card text, on each card's best-matching sentence with the reader's words marked;
+   * only the texts not seen before with these words go to the database.
    */
-  /** Plain-text snippets, one per card text, on each card's best-matching sentence with the reader's words marked. */
   private async snippets(texts: string[], words: string): Promise<string[]> {
-    const sources = texts.map((text) => snippetSource(text, words));
+    const snippets = texts.map((text) => cachedSnippet(text, words));
+    const missing = texts.map((text, card) => ({ text, card })).filter(({ card }) => snippets[card] === undefined);
+    if (missing.length === 0) return snippets as string[];
+    const sources = missing.map(({ text }) => snippetSource(text, words));
     const sent: { card: number; i: number; sentence: string; candidate: boolean }[] = [];
     sources.forEach((source, card) => {
       const near = new Set(source.candidates.flatMap((i) => [i - 3, i - 2, i - 1, i, i + 1, i + 2, i + 3]));
@@ -467,9 +469,18 @@ export class SearchService implements OnApplicationBootstrap {
       if (!marked.has(row.card)) marked.set(row.card, new Map());
       marked.get(row.card)!.set(row.i, row.marked);
     }
-    return sources.map((source, card) => snippetWindow(source, best.get(card) ?? 0, marked.get(card) ?? new Map()));
+    sources.forEach((source, k) => {
+      const snippet = snippetWindow(source, best.get(k) ?? 0, marked.get(k) ?? new Map());
+      snippets[missing[k].card] = snippet;
+      keepSnippet(missing[k].text, words, snippet);
+    });
+    return snippets as string[];
   }
 
+  /**
+   * The pages the query names that are live, pass the filters and hold none of the `-excluded` words, with how
+   * strongly the query names each.
+   */
   private async namedPages(understanding: QueryUnderstanding, excluded: string, filters: SearchFilters): Promise<Map<string, number>> {
     const allowed = await this.pagesAllowed([...understanding.namedPages.keys()], excluded, filters);
     return new Map([...understanding.namedPages].filter(([id]) => allowed.has(id)));

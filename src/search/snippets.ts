@@ -40,6 +40,30 @@ function sentencesOfMarkdown(markdown: string): readonly string[] {
   return sentences;
 }
 
+/**
+ * Finished snippets, kept by the reader's words and the card's text: the same question shows the same pages, and
+ * marking their sentences was a quarter of the database's time under a mixed load (bench/RESULTS.md, 2026-12-05).
+ * A snippet is a function of the two (and of PostgreSQL's English stemming), so an entry is never wrong, only
+ * evicted; an edited page is a new text. Bounded by characters held, like the sentences.
+ */
+const SNIPPET_CACHE_CHARS = 8_000_000;
+const snippetCache = new LRUCache<string, string>({
+  maxSize: SNIPPET_CACHE_CHARS,
+  sizeCalculation: (snippet, key) => Math.max(1, key.length + snippet.length),
+});
+
+const snippetKey = (markdown: string, words: string) => `${words}\u0000${markdown}`;
+
+/** The snippet of this text for these words, when one was made before (undefined: make it). */
+export function cachedSnippet(markdown: string, words: string): string | undefined {
+  return snippetCache.get(snippetKey(markdown, words));
+}
+
+/** Keeps a snippet made for this text and these words (a text of over a quarter of the cache is not kept). */
+export function keepSnippet(markdown: string, words: string, snippet: string): void {
+  if (markdown.length < SNIPPET_CACHE_CHARS / 4) snippetCache.set(snippetKey(markdown, words), snippet);
+}
+
 /** A card's text as sentences, with the ones worth ranking against the reader's words. */
 export function snippetSource(markdown: string, words: string): SnippetSource {
   const sentences = sentencesOfMarkdown(markdown);

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from 'supertest';
+import { SearchRepository } from '../../src/search/search.repository.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('pages REST API', () => {
@@ -249,6 +250,30 @@ describe('pages REST API', () => {
       expect(recent.body.items).toHaveLength(3);
       expect(recent.body.items[0].slug).toBe('fox-two');
       await t.http.get('/health').expect(200, { status: 'ok', database: 'ok' });
+    });
+
+    it('shows a repeated search the same snippets without asking the database again, and an edited page its new text', async () => {
+      await create('Otters hold hands while they sleep. They float on their backs in kelp.', 'Otter Habits').expect(201);
+      const repository = t.app.get(SearchRepository);
+      const marked = vi.spyOn(repository, 'markSentences');
+      try {
+        const first = await t.http.get('/api/search?q=otters+sleep').expect(200);
+        expect(first.body.hits[0].snippetHtml).toContain('<mark>Otters</mark> hold hands while they <mark>sleep</mark>');
+        expect(marked).toHaveBeenCalledTimes(1);
+        const again = await t.http.get('/api/search?q=otters+sleep').expect(200);
+        expect(again.body.hits[0].snippetHtml).toBe(first.body.hits[0].snippetHtml);
+        expect(marked).toHaveBeenCalledTimes(1);
+        // Other words over the same text are a snippet of their own.
+        const other = await t.http.get('/api/search?q=kelp').expect(200);
+        expect(other.body.hits[0].snippetHtml).toContain('<mark>kelp</mark>');
+        expect(marked).toHaveBeenCalledTimes(2);
+        await author.put('/api/pages/otter-habits').send({ body: 'Otters sleep in rafts, wrapped in seaweed.', baseVersion: 1 }).expect(200);
+        const edited = await t.http.get('/api/search?q=otters+sleep').expect(200);
+        expect(edited.body.hits[0].snippetHtml).toContain('<mark>Otters</mark> <mark>sleep</mark> in rafts');
+        expect(marked).toHaveBeenCalledTimes(3);
+      } finally {
+        marked.mockRestore();
+      }
     });
 
     it('documents the API with OpenAPI', async () => {
