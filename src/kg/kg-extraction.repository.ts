@@ -443,14 +443,24 @@ export class KgExtractionRepository {
     return changed;
   }
 
-  /** Replaces a page's word counts (kg_page_terms) with these; a page in the trash keeps none. */
+  /**
+   * Replaces a page's word counts (kg_page_terms) with these; a page in the trash keeps none. Only the rows that
+   * change are written: an edit of one sentence rewrote every word of the page (every save does this), and where
+   * autovacuum is slow or off the statistics read then waded through tens of thousands of dead rows.
+   */
   async replacePageTerms(pageId: string, counts: TermCounts | null, tx: EntityManager | DataSource = this.dataSource): Promise<void> {
-    await tx.query('DELETE FROM kg_page_terms WHERE page_id = $1', [pageId]);
-    if (!counts || counts.size === 0) return;
+    if (!counts || counts.size === 0) {
+      await tx.query('DELETE FROM kg_page_terms WHERE page_id = $1', [pageId]);
+      return;
+    }
     const terms = [...counts.keys()];
-    await tx.query(
-      `INSERT INTO kg_page_terms (page_id, term, lower, capitalised)
-       SELECT $1, t.term, t.lower, t.capitalised FROM unnest($2::text[], $3::int[], $4::int[]) AS t(term, lower, capitalised)`,
+    await preparedQuery(
+      tx,
+      `WITH fresh AS MATERIALIZED (SELECT t.term, t.lower, t.capitalised FROM unnest($2::text[], $3::int[], $4::int[]) AS t(term, lower, capitalised)),
+            gone AS (DELETE FROM kg_page_terms k WHERE k.page_id = $1 AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.term = k.term))
+       INSERT INTO kg_page_terms AS k (page_id, term, lower, capitalised) SELECT $1, f.term, f.lower, f.capitalised FROM fresh f
+           ON CONFLICT (page_id, term) DO UPDATE SET lower = EXCLUDED.lower, capitalised = EXCLUDED.capitalised
+        WHERE (k.lower, k.capitalised) IS DISTINCT FROM (EXCLUDED.lower, EXCLUDED.capitalised)`,
       [pageId, terms, terms.map((t) => counts.get(t)!.lower), terms.map((t) => counts.get(t)!.capitalised)],
     );
   }

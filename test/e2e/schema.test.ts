@@ -46,6 +46,36 @@ describe('database schema', () => {
     expect(await terms()).toBe(0);
   });
 
+  it('rewrites only the search-term rows of the words an edit changed, and ends with the rows a fresh page would have', async () => {
+    const author = await t.as('author');
+    const syllables = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo'];
+    const words = Array.from({ length: 120 }, (_, i) => `${syllables[i % 8]}${syllables[Math.floor(i / 8) % 8]}${syllables[Math.floor(i / 64)]}n`);
+    const created = await author.post('/api/pages').send({ title: 'Edit In Place', body: `${words.join(' ')} otter.` }).expect(201);
+    const rows = async () =>
+      new Map(
+        ((await t.dataSource.query('SELECT lexeme, xmin::text AS xmin, tf_a, tf_b, tf_c, length FROM page_search_terms WHERE page_id = $1', [created.body.id])) as { lexeme: string; xmin: string; tf_c: number; length: number }[]).map((r) => [r.lexeme, r]),
+      );
+    const before = await rows();
+    // One word replaced, one repeated: the page's length stays on its step.
+    await author.put('/api/pages/edit-in-place').send({ body: `${words.join(' ')} walrus ${words[0]}.`, baseVersion: 1 }).expect(200);
+    const after = await rows();
+    expect(after.has('otter')).toBe(false);
+    expect(after.get('walrus')?.tf_c).toBe(1);
+    expect(before.get(words[0])?.tf_c).toBe(1);
+    expect(after.get(words[0])?.tf_c).toBe(2);
+    expect(after.get(words[0])?.xmin).not.toBe(before.get(words[0])?.xmin);
+    expect(after.get(words[1])?.length).toBe(before.get(words[1])?.length);
+    const untouched = [...after.keys()].filter((lexeme) => !['walrus', words[0]].includes(lexeme) && before.has(lexeme));
+    expect(untouched.length).toBeGreaterThan(100);
+    expect(untouched.filter((lexeme) => after.get(lexeme)!.xmin !== before.get(lexeme)!.xmin)).toEqual([]);
+    // The same rows as the page's text gives from scratch.
+    const fresh: { lexeme: string; tf_a: number; tf_b: number; tf_c: number; length: number }[] = await t.dataSource.query(
+      'SELECT r.lexeme, r.tf_a, r.tf_b, r.tf_c, r.length FROM pages p, page_search_terms_rows(p.id, p.search) r WHERE p.id = $1 ORDER BY r.lexeme',
+      [created.body.id],
+    );
+    expect([...after.values()].map(({ xmin: _x, ...r }) => r).sort((a, b) => (a.lexeme < b.lexeme ? -1 : 1))).toEqual(fresh);
+  });
+
   it('applies every migration file and rolls each back cleanly', async () => {
     const versions = readMigrations().map((m) => m.version);
     const applied = (await t.dataSource.query('SELECT version FROM schema_migrations ORDER BY version')).map((r: { version: string }) => r.version);
