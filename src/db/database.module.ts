@@ -4,12 +4,16 @@ import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
-import { closeEmbeddedPostgres, openEmbeddedPostgres } from './embedded-postgres.js';
+import { DatabaseNotifications } from './database-notifications.js';
+import { closeEmbeddedPostgres, EMBEDDED_POSTGRES, openEmbeddedPostgres } from './embedded-postgres.js';
 import { migrate } from './migration-runner.js';
 
-export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
+export { EMBEDDED_POSTGRES };
 
-/** Owns the embedded PGlite instance (when there is no DATABASE_URL) and closes it after TypeORM lets go. */
+/**
+ * Owns the embedded PGlite instance (when there is no DATABASE_URL) and closes it after TypeORM lets go, and the
+ * process's one LISTEN connection (DatabaseNotifications) that caches of other modules subscribe to.
+ */
 @Module({
   providers: [
     {
@@ -20,8 +24,9 @@ export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
           ? openEmbeddedPostgres(config.database.dataDir, config.database.snapshot)
           : null,
     },
+    DatabaseNotifications,
   ],
-  exports: [EMBEDDED_POSTGRES],
+  exports: [EMBEDDED_POSTGRES, DatabaseNotifications],
 })
 export class EmbeddedPostgresModule implements OnApplicationShutdown {
   constructor(

@@ -8,6 +8,9 @@ import { DatabaseSetupError } from './migration-runner.js';
 
 /** Written into the data folder while a process has the embedded database open (PGlite itself takes no lock). */
 export const EMBEDDED_LOCK_FILE = 'kurate.lock';
+
+/** The provider of the embedded PGlite instance (null on PostgreSQL). */
+export const EMBEDDED_POSTGRES = Symbol('EMBEDDED_POSTGRES');
 const held = new Set<string>();
 
 /** Opens (or creates on first start) the embedded PostgreSQL: PGlite with pgvector, in-process. */

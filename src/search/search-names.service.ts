@@ -1,9 +1,5 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import type { PGlite } from '@electric-sql/pglite';
-import pg from 'pg';
-import { KurateConfig } from '../config/kurate-config.js';
-import { EMBEDDED_POSTGRES } from '../db/database.module.js';
-import { NotificationBarrier } from '../db/notification-barrier.js';
+import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { DatabaseNotifications } from '../db/database-notifications.js';
 import { buildContextIndex, MAX_COUNT_PER_SOURCE, type ContextIndex } from './entity-context.js';
 import { coMentionInformativeness, type NeighbourEdge } from './graph-proximity.js';
 import { NameDictionary, type NamedThing } from './query-names.js';
@@ -11,7 +7,6 @@ import { SearchNamesRepository, type NeighbourRow } from './search-names.reposit
 
 /** The channel migration 0012's triggers NOTIFY when titles, aliases, approved entities, edges or exclusions change. */
 export const SEARCH_NAMES_CHANNEL = 'kurate_search_names';
-const RECONNECT_MS = 2_000;
 /** While notifications cannot be heard (the LISTEN connection is down), the dictionary is read again this often. */
 const UNRELIABLE_MAX_AGE_MS = 1_000;
 
@@ -63,40 +58,23 @@ function homesOf(things: readonly (NamedThing & { visible: boolean })[]): { node
 /**
  * The in-process dictionary of names (page titles and aliases, approved entities' names, aliases and merged names)
  * and the approved graph's neighbour lists, read in two queries and kept until something they hold changes. Every
- * process hears of a change through NOTIFY (PostgreSQL: a LISTEN connection; the embedded database: PGlite's own
- * listener, the same single process) and reads them again on its next search: no per-request scan.
+ * process hears of a change through NOTIFY (DatabaseNotifications: the process's LISTEN connection, or PGlite's own
+ * listener) and reads them again on its next search: no per-request scan.
  */
 @Injectable()
-export class SearchNamesService implements OnModuleInit, OnApplicationShutdown {
+export class SearchNamesService implements OnModuleInit {
   private readonly logger = new Logger('SearchNames');
   private epoch = 0;
-  private listening = false;
-  private client: pg.Client | null = null;
-  private stopped = false;
-  private unlisten: (() => Promise<void>) | null = null;
   private cached: { epoch: number; at: number; visible: SearchKnowledge; all: SearchKnowledge } | null = null;
   private loading: { epoch: number; promise: Promise<{ visible: SearchKnowledge; all: SearchKnowledge }> } | null = null;
-  private readonly barrier = new NotificationBarrier(() => this.client);
 
   constructor(
     private readonly repository: SearchNamesRepository,
-    private readonly config: KurateConfig,
-    @Inject(EMBEDDED_POSTGRES) private readonly pglite: PGlite | null,
+    private readonly notifications: DatabaseNotifications,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.pglite) {
-      this.unlisten = await this.pglite.listen(SEARCH_NAMES_CHANNEL, () => this.changed());
-      this.listening = true;
-    } else {
-      await this.listen();
-    }
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    await this.client?.end().catch(() => undefined);
-    if (this.unlisten && this.pglite && !this.pglite.closed) await this.unlisten().catch(() => undefined);
+    await this.notifications.subscribe(SEARCH_NAMES_CHANNEL, { notified: () => this.changed(), reset: () => this.changed() });
   }
 
   /** Something the dictionary holds changed (a notification, or a write this process knows of): read it again. */
@@ -107,8 +85,8 @@ export class SearchNamesService implements OnModuleInit, OnApplicationShutdown {
   /** The current dictionary and neighbour lists: what readers may see, or everything (an admin's explicit bypass). */
   async knowledge(includeExcluded = false): Promise<SearchKnowledge> {
     // On PostgreSQL, first hear every change committed before this search (an approval on another process included).
-    if (this.client) await this.barrier.sync();
-    const fresh = this.cached && this.cached.epoch === this.epoch && (this.listening || Date.now() - this.cached.at < UNRELIABLE_MAX_AGE_MS);
+    await this.notifications.caughtUp();
+    const fresh = this.cached && this.cached.epoch === this.epoch && (this.notifications.listening || Date.now() - this.cached.at < UNRELIABLE_MAX_AGE_MS);
     if (fresh) return includeExcluded ? this.cached!.all : this.cached!.visible;
     const epoch = this.epoch;
     if (!this.loading || this.loading.epoch !== epoch) {
@@ -141,37 +119,5 @@ export class SearchNamesService implements OnModuleInit, OnApplicationShutdown {
     const all = knowledgeOf(things, edges, totalChunks, buildContextIndex(contexts));
     this.logger.debug(`Names of ${rows.length} pages and entities (${namesMs} ms), ${edges.length} edges (${edgesMs} ms), ${contexts.length} entity-context rows (${contextMs} ms) read`);
     return { visible, all };
-  }
-
-  private async listen(): Promise<void> {
-    if (this.config.database.kind !== 'postgres' || this.stopped) return;
-    const client = new pg.Client({
-      connectionString: this.config.database.url,
-      ssl: this.config.database.ssl ? { rejectUnauthorized: false } : undefined,
-    });
-    let lost = false;
-    const onLost = (error?: unknown) => {
-      if (lost) return;
-      lost = true;
-      this.listening = false;
-      this.client = null;
-      client.end().catch(() => undefined);
-      if (this.stopped) return;
-      if (error) this.logger.warn(`Search name notifications interrupted (${error instanceof Error ? error.message : String(error)}); names are read again every second until they resume.`);
-      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
-    };
-    client.on('notification', () => this.changed());
-    client.on('error', (error) => onLost(error));
-    client.on('end', () => onLost());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${SEARCH_NAMES_CHANNEL}`);
-      this.client = client;
-      // Anything may have changed while nobody was listening.
-      this.changed();
-      this.listening = true;
-    } catch (error) {
-      onLost(error);
-    }
   }
 }
