@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { ThrottlerModule } from '@nestjs/throttler';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module.js';
+import { EmbeddedPostgresModule } from '../db/database.module.js';
 import { AccessGuard } from './access.guard.js';
 import { ApiTokenEntity } from './api-token.entity.js';
 import { ApiTokensRepository } from './api-tokens.repository.js';
@@ -43,6 +44,7 @@ const HOURLY = 60 * 60 * 1000;
     TypeOrmModule.forFeature([UserEntity, SessionEntity, ApiTokenEntity, LoginAttemptEntity, ServerSecretEntity]),
     ThrottlerModule.forRoot({ throttlers: [LOGIN_THROTTLER], errorMessage: THROTTLED_MESSAGE }),
     AuditModule,
+    EmbeddedPostgresModule,
   ],
   controllers: [
     LoginWebController,

@@ -3,9 +3,10 @@ import type { Provider } from '@nestjs/common';
 import type { RequestHandler } from 'express';
 import session from 'express-session';
 import { KurateConfig } from '../config/kurate-config.js';
+import { DatabaseNotifications } from '../db/database-notifications.js';
 import { ServerSecretsRepository } from './server-secrets.repository.js';
 import { SessionsRepository } from './sessions.repository.js';
-import { TypeOrmSessionStore } from './session.store.js';
+import { SESSIONS_CHANNEL, TypeOrmSessionStore } from './session.store.js';
 
 export const SESSION_COOKIE = 'kurate.sid';
 export const SESSION_MIDDLEWARE = Symbol('SESSION_MIDDLEWARE');
@@ -17,8 +18,12 @@ export const SESSION_MIDDLEWARE = Symbol('SESSION_MIDDLEWARE');
 /** The sessions' store (the identity middleware takes the user each session was read with from it). */
 export const sessionStoreProvider: Provider = {
   provide: TypeOrmSessionStore,
-  inject: [KurateConfig, SessionsRepository],
-  useFactory: (config: KurateConfig, sessions: SessionsRepository) => new TypeOrmSessionStore(sessions, config.auth.sessionDays * 86_400_000),
+  inject: [KurateConfig, SessionsRepository, DatabaseNotifications],
+  useFactory: async (config: KurateConfig, sessions: SessionsRepository, notifications: DatabaseNotifications) => {
+    const store = new TypeOrmSessionStore(sessions, config.auth.sessionDays * 86_400_000, notifications);
+    await notifications.subscribe(SESSIONS_CHANNEL, store);
+    return store;
+  },
 };
 
 export const sessionMiddlewareProvider: Provider = {

@@ -22,16 +22,16 @@ export class SessionsRepository {
    * A live session's data and, in the same statement, its user (null: a visitor's session, or its user is gone).
    * Every request with a session cookie asks for both: one prepared round trip instead of two TypeORM reads.
    */
-  async findLiveWithUser(sid: string): Promise<{ data: Record<string, unknown>; user: SessionUser | null } | null> {
-    const [row]: { data: Record<string, unknown>; id: string | null; display_name: string; role: Role; disabled: boolean }[] = await preparedQuery(
+  async findLiveWithUser(sid: string): Promise<{ data: Record<string, unknown>; user: SessionUser | null; expiresAt: Date } | null> {
+    const [row]: { data: Record<string, unknown>; expires_at: Date; id: string | null; display_name: string; role: Role; disabled: boolean }[] = await preparedQuery(
       this.dataSource,
-      `SELECT s.data, u.id, u.display_name, u.role, u.disabled_at IS NOT NULL AS disabled
+      `SELECT s.data, s.expires_at, u.id, u.display_name, u.role, u.disabled_at IS NOT NULL AS disabled
          FROM user_sessions s LEFT JOIN users u ON u.id = s.user_id
         WHERE s.sid = $1 AND s.expires_at > $2`,
       [sid, new Date()],
     );
     if (!row) return null;
-    return { data: row.data, user: row.id ? { id: row.id, displayName: row.display_name, role: row.role, disabled: row.disabled } : null };
+    return { data: row.data, expiresAt: new Date(row.expires_at), user: row.id ? { id: row.id, displayName: row.display_name, role: row.role, disabled: row.disabled } : null };
   }
 
   async upsert(sid: string, userId: string | null, data: Record<string, unknown>, expiresAt: Date): Promise<void> {
