@@ -6,6 +6,8 @@ import { EMBEDDED_POSTGRES } from './embedded-postgres.js';
 import { NotificationBarrier } from './notification-barrier.js';
 
 const RECONNECT_MS = 2_000;
+/** The LISTEN connection's application_name in pg_stat_activity. */
+export const NOTIFICATIONS_APPLICATION_NAME = 'kurate-notifications';
 
 /** What a cache hears on a channel: each notification's payload, and "anything may have changed" (a reconnect). */
 export interface ChannelListener {
@@ -84,7 +86,11 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
   private async connect(): Promise<void> {
     const database = this.config.database;
     if (this.stopped || database.kind !== 'postgres') return;
-    const client = new pg.Client({ connectionString: database.url, ssl: database.ssl ? { rejectUnauthorized: false } : undefined });
+    const client = new pg.Client({
+      connectionString: database.url,
+      ssl: database.ssl ? { rejectUnauthorized: false } : undefined,
+      application_name: NOTIFICATIONS_APPLICATION_NAME,
+    });
     let lost = false;
     const onLost = (error?: unknown) => {
       if (lost) return;

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import pg from 'pg';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { KurateConfig } from '../config/kurate-config.js';
-import { NotificationBarrier } from '../db/notification-barrier.js';
+import { DatabaseNotifications } from '../db/database-notifications.js';
 
 const CHANNEL = 'kurate_page_changes';
-const RECONNECT_MS = 2_000;
 /** Changes remembered for caches that catch up on them; a cache further behind forgets everything. */
 const LOG_LIMIT = 1_000;
 
@@ -26,25 +24,21 @@ export interface Announcement {
  * epoch after its commit and NOTIFYs the others (NOTIFY is delivered on commit), naming the pages it changed when it
  * knows them (a save that keeps the page's title and names changes only that page and the pages it links to), so
  * that caches forget only those. On the embedded database there is
- * one process, so the local bump is all it takes. While the LISTEN connection is down, caching is switched off.
+ * one process, so the local bump is all it takes. While the LISTEN connection (DatabaseNotifications, shared with the
+ * other caches) is down, caching is switched off.
  */
 @Injectable()
-export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger(PageChangeFeed.name);
+export class PageChangeFeed implements OnModuleInit {
   private currentEpoch = 0;
-  private listening: boolean;
-  private client: pg.Client | null = null;
-  private stopped = false;
-  private readonly lostClients = new WeakSet<pg.Client>();
   /** The last changes, oldest first: `log[i]` made the epoch `logStart + i + 1`. */
   private readonly log: ChangedPages[] = [];
   private logStart = 0;
   private readonly sender = randomUUID();
-  private readonly barrier = new NotificationBarrier(() => this.client);
 
-  constructor(private readonly config: KurateConfig) {
-    this.listening = config.database.kind === 'embedded';
-  }
+  constructor(
+    private readonly config: KurateConfig,
+    private readonly notifications: DatabaseNotifications,
+  ) {}
 
   /** Changes whenever any page changes; a cached rendering is valid only for the epoch it was read in. */
   get epoch(): number {
@@ -53,7 +47,7 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
 
   /** False while changes made by other processes could go unnoticed. */
   get reliable(): boolean {
-    return this.listening;
+    return this.config.database.kind === 'embedded' || this.notifications.listening;
   }
 
   /**
@@ -78,7 +72,7 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
    * database at once (this process made every change itself).
    */
   caughtUp(): Promise<void> {
-    return this.config.database.kind === 'postgres' ? this.barrier.sync() : Promise.resolve();
+    return this.config.database.kind === 'postgres' ? this.notifications.caughtUp() : Promise.resolve();
   }
 
   /** After the write committed: this process's caches forget the pages it names (by slug), or everything at once. */
@@ -105,48 +99,15 @@ export class PageChangeFeed implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
-    if (this.config.database.kind === 'postgres') await this.listen();
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    await this.client?.end().catch(() => undefined);
-  }
-
-  private async listen(): Promise<void> {
-    if (this.config.database.kind !== 'postgres' || this.stopped) return;
-    const client = new pg.Client({
-      connectionString: this.config.database.url,
-      ssl: this.config.database.ssl ? { rejectUnauthorized: false } : undefined,
-    });
-    client.on('notification', (message) => {
-      const heard = announced(message.payload);
-      if (heard.sender !== this.sender) this.record(heard.pages);
-    });
-    client.on('error', (error) => this.lost(client, error));
-    client.on('end', () => this.lost(client));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      this.client = client;
+    if (this.config.database.kind !== 'postgres') return;
+    await this.notifications.subscribe(CHANNEL, {
+      notified: (payload) => {
+        const heard = announced(payload);
+        if (heard.sender !== this.sender) this.record(heard.pages);
+      },
       // Anything may have changed while nobody was listening.
-      this.record(null);
-      this.listening = true;
-    } catch (error) {
-      this.lost(client, error);
-    }
-  }
-
-  private lost(client: pg.Client, error?: unknown): void {
-    // 'error' and 'end' both fire for one broken connection: reconnect once.
-    if (this.lostClients.has(client)) return;
-    this.lostClients.add(client);
-    this.listening = false;
-    this.client = null;
-    client.end().catch(() => undefined);
-    if (this.stopped) return;
-    if (error) this.logger.warn(`Page change notifications interrupted (${error instanceof Error ? error.message : String(error)}); page caching is off until they resume.`);
-    setTimeout(() => void this.listen(), RECONNECT_MS).unref();
+      reset: () => this.record(null),
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { EmbeddedPostgresModule } from '../db/database.module.js';
 import { PageChangeFeed } from './page-change-feed.js';
 import { PageViewCache } from './page-view-cache.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -25,7 +26,7 @@ import { PageFiles } from './page-files.js';
 import { MarkdownPool } from './markdown-pool.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity]), AuditModule],
+  imports: [TypeOrmModule.forFeature([PageEntity, PageRevisionEntity, PageLinkEntity, PageRedirectEntity]), AuditModule, EmbeddedPostgresModule],
   controllers: [PagesApiController, PagesWebController, ImportApiController, TagsWebController, TagsApiController],
   providers: [PagesRepository, PageLinksRepository, PagesService, PageGraphService, PageRenderService, PageImportService, PageSaveHooks,
     PageChangeFeed, PageViewCache, TransclusionRepository, TransclusionService, PageFiles, MarkdownPool],
