@@ -4,6 +4,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
+import { applicationNameOf } from './application-names.js';
 import { DatabaseNotifications } from './database-notifications.js';
 import { closeEmbeddedPostgres, EMBEDDED_POSTGRES, openEmbeddedPostgres } from './embedded-postgres.js';
 import { migrate } from './migration-runner.js';
@@ -49,7 +50,7 @@ export function dataSourceOptions(config: KurateConfig, pglite: PGlite | null): 
       ssl: config.database.ssl ? { rejectUnauthorized: false } : false,
       // JIT compilation is off for every connection: the search queries' cost estimates are high enough for the JIT
       // to compile them, which takes longer than running them (tens of milliseconds); nothing here gains from it.
-      extra: { max: config.database.poolSize, options: '-c jit=off' },
+      extra: { max: config.database.poolSize, options: '-c jit=off', application_name: applicationNameOf(config) },
     };
   }
   // PGlite is a single backend: one pooled connection, handed to node-postgres in-process.

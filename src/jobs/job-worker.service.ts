@@ -26,6 +26,11 @@ interface Registration {
 }
 
 const MAINTENANCE_EVERY_MS = 60_000;
+// A worker process waits before taking jobs while the web runs this many statements or more at once (a reader waits
+// on the database), looking again this often, for at most this long each time.
+const WEB_BUSY_STATEMENTS = 2;
+const YIELD_CHECK_MS = 50;
+const YIELD_AT_MOST_MS = 500;
 
 /**
  * Works the job queues in this process (KURATE_ROLE worker or all; main.ts calls start()). One polling loop per queue
@@ -42,6 +47,7 @@ export class JobWorker implements BeforeApplicationShutdown {
   private maintenance: NodeJS.Timeout | null = null;
   private stopping = false;
   private startedAt: Date | null = null;
+  private yields = 0;
 
   constructor(
     private readonly queue: JobQueue,
@@ -134,6 +140,7 @@ export class JobWorker implements BeforeApplicationShutdown {
       let fetched = 0;
       if (free > 0) {
         try {
+          await this.yieldToReaders();
           const jobs = await this.queue.fetch(registration.queue, free);
           fetched = jobs.length;
           for (const job of jobs) this.launch(registration, job);
@@ -152,6 +159,25 @@ export class JobWorker implements BeforeApplicationShutdown {
         };
       });
     }
+  }
+
+  /**
+   * A worker process (KURATE_ROLE=worker, on PostgreSQL) takes its next jobs only once the web processes run fewer
+   * than WEB_BUSY_STATEMENTS statements at once, looking again every YIELD_CHECK_MS and for at most YIELD_AT_MOST_MS:
+   * readers come first on a shared database, and background work is slowed, never stopped.
+   */
+  private async yieldToReaders(): Promise<void> {
+    if (this.config.database.kind !== 'postgres' || this.config.extraction.role !== 'worker') return;
+    const deadline = Date.now() + YIELD_AT_MOST_MS;
+    while (!this.stopping && Date.now() < deadline && (await this.jobs.activeWebStatements()) >= WEB_BUSY_STATEMENTS) {
+      this.yields++;
+      await new Promise((resolve) => setTimeout(resolve, YIELD_CHECK_MS));
+    }
+  }
+
+  /** How often this process has waited for the web to be less busy before taking a job (tests, metrics). */
+  get yieldCount(): number {
+    return this.yields;
   }
 
   private launch(registration: Registration, job: FetchedJob): void {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { WEB_APPLICATION_NAME } from '../db/application-names.js';
 import { JOB_SCHEMA } from './job-database.js';
 
 /** Kurate's own index on pg-boss's job table (see ensureFetchOrderIndex). */
@@ -45,6 +46,15 @@ export class JobsRepository {
         `CREATE INDEX IF NOT EXISTS ${JOB_FETCH_ORDER_INDEX} ON ${JOB_SCHEMA}.job (name, priority DESC, created_on, id) WHERE state < 'active'`,
       );
     });
+  }
+
+  /** How many statements the web processes (`kurate-web` connections of this database) are running right now. */
+  async activeWebStatements(): Promise<number> {
+    const [row]: { n: number }[] = await this.dataSource.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND state = 'active'`,
+      [WEB_APPLICATION_NAME],
+    );
+    return row?.n ?? 0;
   }
 
   /** Refreshes the planner's statistics of the job table (every queue's partition; milliseconds for thousands of jobs). */

@@ -1,0 +1,62 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WEB_APPLICATION_NAME, WORKER_APPLICATION_NAME } from '../../src/db/application-names.js';
+import { JobWorker } from '../../src/jobs/job-worker.service.js';
+import { realPostgresUrl } from '../support/database.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
+
+/**
+ * Issue 18 part 5: background extraction yields to readers. A worker process (KURATE_ROLE=worker) takes its next job
+ * only once the web processes run fewer than two statements at once, for at most half a second each time.
+ */
+describe.skipIf(!realPostgresUrl())('a worker process yields to web requests', () => {
+  let t: TestApp;
+  const busy: pg.Client[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ env: { KURATE_ROLE: 'worker' } });
+  });
+  afterAll(async () => {
+    for (const client of busy) await client.end().catch(() => undefined);
+    await t?.close();
+  });
+
+  it('names its connections by role', async () => {
+    const [row] = await t.dataSource.query(`SELECT current_setting('application_name') AS name`);
+    expect(row.name).toBe(WORKER_APPLICATION_NAME);
+  });
+
+  it('waits while the web is busy, and not when it is idle', async () => {
+    const admin = await t.as('admin');
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Seed Page', body: '---\ncluster: yield\n---\nNuts and bolts.' }).expect(201);
+    await setPolicy(admin, 'yield', 'include');
+    const worker = await startWorker(t);
+    await waitForJobs(t);
+
+    const idleBefore = worker.yieldCount;
+    await author.post('/api/pages').send({ title: 'Quiet Page', body: '---\ncluster: yield\n---\nGadgets and widgets.' }).expect(201);
+    await waitForJobs(t);
+    expect(worker.yieldCount).toBe(idleBefore);
+
+    // Two web statements running at once (as two readers' searches would be).
+    const databaseUrl = new URL(realPostgresUrl()!);
+    const [{ db }] = await t.dataSource.query(`SELECT current_database() AS db`);
+    databaseUrl.pathname = `/${db}`;
+    for (let i = 0; i < 2; i++) {
+      const client = new pg.Client({ connectionString: databaseUrl.toString(), application_name: WEB_APPLICATION_NAME });
+      await client.connect();
+      busy.push(client);
+      client.query('SELECT pg_sleep(2)').catch(() => undefined);
+    }
+    const busyBefore = worker.yieldCount;
+    const started = Date.now();
+    await author.post('/api/pages').send({ title: 'Busy Page', body: '---\ncluster: yield\n---\nSprockets and cogs.' }).expect(201);
+    t.app.get(JobWorker).wake();
+    await waitForJobs(t);
+    expect(worker.yieldCount).toBeGreaterThan(busyBefore);
+    // Slowed by at most half a second a time, never stopped.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
