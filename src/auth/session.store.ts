@@ -57,7 +57,8 @@ export class TypeOrmSessionStore extends session.Store implements ChannelListene
     if (payload.startsWith('s:')) this.kept.delete(payload.slice(2));
     else if (payload.startsWith('u:')) {
       const userId = payload.slice(2);
-      for (const [sid, entry] of this.kept.entries()) if (entry.user?.id === userId) this.kept.delete(sid);
+      const theirs = [...this.kept.entries()].filter(([, entry]) => entry.user?.id === userId).map(([sid]) => sid);
+      for (const sid of theirs) this.kept.delete(sid);
     } else this.kept.clear();
   }
 
