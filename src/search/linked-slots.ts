@@ -31,9 +31,13 @@ export function linkedCandidates(ranking: readonly string[], links: readonly Pag
     c.linkedFrom.push(rank);
     c.score += 1 / rank / Math.log(Math.E + link.inlinks);
   }
+  // Equal scores (linked from the same hits, as many inlinks): the page that ranks higher for the query's own words
+  // first, so that the choice follows the query, not the pages' ids.
+  const position = new Map(ranking.map((id, i) => [id, i]));
+  const at = (id: string) => position.get(id) ?? Number.MAX_SAFE_INTEGER;
   return [...found.values()]
     .map((c) => ({ ...c, linkedFrom: c.linkedFrom.sort((a, b) => a - b) }))
-    .sort((a, b) => b.score - a.score || (a.pageId < b.pageId ? -1 : 1));
+    .sort((a, b) => b.score - a.score || at(a.pageId) - at(b.pageId) || (a.pageId < b.pageId ? -1 : 1));
 }
 
 /**

@@ -167,10 +167,13 @@ export class SearchRepository {
               ${QUERY_TERMS('$1', '$9')}),
             unwanted AS MATERIALIZED (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $2)) u),
             corpus AS MATERIALIZED (SELECT count(*) AS n, greatest(avg(length), 1) AS avgdl FROM page_search_stats),
+            postings AS MATERIALIZED (
+              SELECT t.lexeme, d.page_id FROM terms t
+               CROSS JOIN LATERAL (SELECT d.page_id FROM page_search_terms d WHERE d.lexeme = t.lexeme OFFSET 0) d),
             idf AS MATERIALIZED (
-              SELECT t.lexeme, t.w * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf
-                FROM terms t, corpus c,
-                     LATERAL (SELECT count(*) AS df FROM page_search_terms d WHERE d.lexeme = t.lexeme) df),
+              SELECT t.lexeme, t.w * ln(1 + (c.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5)) AS idf
+                FROM terms t CROSS JOIN corpus c
+                LEFT JOIN (SELECT p.lexeme, count(*) AS df FROM postings p GROUP BY p.lexeme) df ON df.lexeme = t.lexeme),
             candidates AS MATERIALIZED (${candidates}),
             per_term AS MATERIALIZED (
               SELECT pt.page_id, pt.lexeme, ${termScore('pt', 'i.idf')} AS contribution
@@ -184,9 +187,7 @@ export class SearchRepository {
        SELECT s.page_id AS "pageId", s.score::float8 AS score,
               (SELECT jsonb_agg(jsonb_build_object('term', pt.lexeme, 'contribution', round(pt.contribution::numeric, 4)) ORDER BY pt.contribution DESC)
                  FROM per_term pt WHERE pt.page_id = s.page_id) AS terms,
-              ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id)
-                 FROM terms t CROSS JOIN LATERAL (SELECT d.page_id FROM page_search_terms d WHERE d.lexeme = t.lexeme OFFSET 0) d
-                WHERE ${withoutUnwanted('d.page_id')})`}::int AS total
+              ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id) FROM postings d WHERE ${withoutUnwanted('d.page_id')})`}::int AS total
          FROM scored s
         ORDER BY s.score DESC, s.page_id`,
       [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, Math.max(300, 2 * limit), JSON.stringify(expansions), ...filter.params],

@@ -4,6 +4,16 @@ import { linkedCandidates, withLinkedSlots } from '../../src/search/linked-slots
 describe('linked-page slots (Page Graph)', () => {
   const ranking = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l'];
 
+  it('breaks a tie between linked pages by their place in the ranking, not by their ids', () => {
+    const links = [
+      { fromId: 'a', toId: 'zz-ranked-higher', inlinks: 2 },
+      { fromId: 'a', toId: 'aa-ranked-lower', inlinks: 2 },
+      { fromId: 'a', toId: 'mm-unranked', inlinks: 2 },
+    ];
+    const longer = [...ranking, 'zz-ranked-higher', 'aa-ranked-lower'];
+    expect(linkedCandidates(longer, links, 3, 10).map((c) => c.pageId)).toEqual(['zz-ranked-higher', 'aa-ranked-lower', 'mm-unranked']);
+  });
+
   it('scores pages linked from the best hits by their rank, damped by the page’s inlinks, skipping pages already shown', () => {
     const candidates = linkedCandidates(
       ranking,
