@@ -4,18 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp } from '../../src/app.setup.js';
 import { SessionsRepository } from '../../src/auth/sessions.repository.js';
 import { realPostgresUrl } from '../support/database.js';
-import { csrfTokenIn, someIp, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
-
-/** Logs in through the form on `server`: the session cookie (`kurate.sid=…`) and the CSRF token of the session. */
-async function logIn(server: ReturnType<NestExpressApplication['getHttpServer']>, user: TestUser): Promise<{ cookie: string; csrf: string }> {
-  const form = await supertest(server).get('/login').expect(200);
-  const formCookie = (form.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
-  const res = await supertest(server).post('/login').set('Cookie', formCookie).set('X-Forwarded-For', someIp()).type('form')
-    .send({ _csrf: csrfTokenIn(form.text), email: user.email, password: user.password }).expect(303);
-  const cookie = (res.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
-  const page = await supertest(server).get('/account/tokens').set('Cookie', cookie).expect(200);
-  return { cookie, csrf: csrfTokenIn(page.text) };
-}
+import { sessionCookieLogin as logIn, startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Who a request with this cookie is, as the header shows it: the display name, or null (anonymous). */
 async function whoIs(server: ReturnType<NestExpressApplication['getHttpServer']>, cookie: string): Promise<string | null> {

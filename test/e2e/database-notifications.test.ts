@@ -2,7 +2,7 @@ import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseNotifications, NOTIFICATIONS_APPLICATION_NAME } from '../../src/db/database-notifications.js';
 import { realPostgresUrl } from '../support/database.js';
-import { csrfTokenIn, someIp, startTestApp, type TestApp } from '../support/test-app.js';
+import { sessionCookieLogin, startTestApp, type TestApp } from '../support/test-app.js';
 
 async function until(what: string, probe: () => boolean, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -27,11 +27,7 @@ describe.skipIf(!realPostgresUrl())('database notifications when the LISTEN conn
     const notifications = t.app.get(DatabaseNotifications);
     const server = t.app.getHttpServer();
     const user = await t.user('author', { name: 'Listening Author' });
-    const form = await supertest(server).get('/login').expect(200);
-    const formCookie = (form.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
-    const login = await supertest(server).post('/login').set('Cookie', formCookie).set('X-Forwarded-For', someIp()).type('form')
-      .send({ _csrf: csrfTokenIn(form.text), email: user.email, password: user.password }).expect(303);
-    const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+    const { cookie } = await sessionCookieLogin(server, user);
     const name = async () => /class="user-name"[^>]*>([^<]+)</.exec((await supertest(server).get('/pages').set('Cookie', cookie).expect(200)).text)?.[1];
     expect(await name()).toBe('Listening Author');
     expect(notifications.listening).toBe(true);

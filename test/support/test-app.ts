@@ -69,6 +69,20 @@ const TEST_DEFAULTS = { KURATE_BUILTIN_EXTRACTOR_THREADS: '0', KURATE_RENDER_THR
  * Builds the configuration a test runs with: a fresh database of its own, quiet logs. `database: 'embedded'` asks for
  * an in-memory PGlite even when the suite runs on PostgreSQL (then migrated from scratch: there is no PGlite template).
  */
+/**
+ * Logs in through the form of the app behind `server`, as a browser would: the session cookie (`kurate.sid=…`) to
+ * send to this app or to another process on the same database, and the session's CSRF token.
+ */
+export async function sessionCookieLogin(server: Parameters<typeof supertest>[0], who: TestUser): Promise<{ cookie: string; csrf: string }> {
+  const form = await supertest(server).get('/login').expect(200);
+  const formCookie = (form.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+  const res = await supertest(server).post('/login').set('Cookie', formCookie).set('X-Forwarded-For', someIp()).type('form')
+    .send({ _csrf: csrfTokenIn(form.text), email: who.email, password: who.password }).expect(303);
+  const cookie = (res.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+  const page = await supertest(server).get('/account/tokens').set('Cookie', cookie).expect(200);
+  return { cookie, csrf: csrfTokenIn(page.text) };
+}
+
 export async function freshTestConfig(
   env: Record<string, string> = {},
   options: { database?: 'embedded' } = {},
