@@ -51,10 +51,6 @@ export class PageChangeFeed implements OnModuleInit {
   }
 
   /**
-   * How a page write notifies the other processes inside its transaction (they hear of it when it commits), or null
-   * on the embedded database, where this process is the only one.
-   */
-  /**
    * The channel for writes outside PagesService that announce "anything may have changed" with an empty payload (a
    * file uploaded); null on the embedded database.
    */
@@ -62,6 +58,10 @@ export class PageChangeFeed implements OnModuleInit {
     return this.config.database.kind === 'postgres' ? CHANNEL : null;
   }
 
+  /**
+   * How a page write notifies the other processes inside its transaction (they hear of it when it commits), or null
+   * on the embedded database, where this process is the only one.
+   */
   get announcement(): Announcement | null {
     return this.config.database.kind === 'postgres' ? { channel: CHANNEL, sender: this.sender } : null;
   }
