@@ -314,11 +314,11 @@ function trimBlankEdges(lines: string[]): string[] {
   return lines.slice(0, end);
 }
 
-/** A heading as plain words: links and wikilinks become their labels, emphasis and code marks go. */
 // A heading's links, read a bounded distance past their opening mark (src/common/markup-patterns.ts).
 const HEADING_WIKILINK = new RegExp(String.raw`!?\[\[([^\]|#]{0,${MARKUP_BOUNDS.label}})(?:#[^\]|]{0,${MARKUP_BOUNDS.label}})?(?:\|([^\]]{0,${MARKUP_BOUNDS.label}}))?\]\]`, 'g');
 const HEADING_LINK = new RegExp(String.raw`!?\[([^\]]{0,${MARKUP_BOUNDS.label}})\]\([^)]{0,${MARKUP_BOUNDS.destination}}\)`, 'g');
 
+/** A heading as plain words: links and wikilinks become their labels, emphasis and code marks go. */
 function headingTitle(raw: string): string {
   return raw
     .replace(HEADING_WIKILINK, (_m, target: string, label?: string) => (label ?? target).trim())
