@@ -81,3 +81,26 @@ export function scoreContext(index: ContextIndex, terms: readonly WeightedTerm[]
   }
   return [...scores.values()].sort((a, b) => b.score - a.score || (a.pageId < b.pageId ? -1 : 1));
 }
+
+/**
+ * The score of an ideal home page for these terms: one of average length whose context holds each term once (BM25
+ * gives such a term exactly its weighted idf). A term no context holds counts at the idf of a word on no page.
+ */
+export function contextCeiling(index: ContextIndex, terms: readonly WeightedTerm[]): number {
+  let ceiling = 0;
+  for (const { lexeme, weight } of terms) {
+    if (weight <= 0) continue;
+    const n = index.postings.get(lexeme)?.size ?? 0;
+    ceiling += weight * Math.log(1 + (index.size - n + 0.5) / (n + 0.5));
+  }
+  return ceiling;
+}
+
+/**
+ * The share of the ideal page's score (contextCeiling) that the best context match must reach to get the signal's
+ * full weight. Below it, scores count against that share, not against the best: when the only context a query
+ * reaches is its most common word (`notes` of "unlinked notes"), every page it reaches gets a small bonus instead of
+ * the full one, and the words' ranking stands. Measured on both in-repo corpora (bench/RESULTS.md, 2026-12-05):
+ * 0.25–0.75 all beat 0 (relative to the best alone), 0.5 the most; 1 and above lose what the signal gains.
+ */
+export const CONTEXT_FULL_WEIGHT_SHARE = 0.5;

@@ -41,11 +41,12 @@ export function withGraphBonus(blended: readonly BlendedPage[], graph: readonly 
 
 /**
  * What other pages say about the entities whose names pages bear (entity-context.ts), added to the blend: each
- * page's context score relative to the best, times `weight`. Unlike the graph bonus it may bring in a page no word
- * of the query matched: the page the wiki's other pages describe in the query's words.
+ * page's context score relative to the best (or to `fullWeightAt`, when the best falls short of it), times `weight`.
+ * Unlike the graph bonus it may bring in a page no word of the query matched: the page the wiki's other pages
+ * describe in the query's words.
  */
-export function withContext(blended: readonly BlendedPage[], context: readonly { pageId: string; score: number }[], weight: number): BlendedPage[] {
-  const best = context.reduce((m, c) => Math.max(m, c.score), 0);
+export function withContext(blended: readonly BlendedPage[], context: readonly { pageId: string; score: number }[], weight: number, fullWeightAt = 0): BlendedPage[] {
+  const best = Math.max(fullWeightAt, context.reduce((m, c) => Math.max(m, c.score), 0));
   if (best <= 0 || weight <= 0) return [...blended];
   const pages = new Map(blended.map((b) => [b.pageId, { ...b }]));
   for (const c of context) {

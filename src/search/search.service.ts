@@ -9,7 +9,7 @@ import { rankPagesByEntities, walkNeighbours, type EntityReach } from './graph-p
 import { linkedCandidates, withLinkedSlots } from './linked-slots.js';
 import { fuseRankings, groupChunksToPages, strongestList, type FusedItem, type RankedList, type SearchList } from './rank-fusion.js';
 import { understandQuery, type QueryUnderstanding } from './query-names.js';
-import { scoreContext, type ContextScore } from './entity-context.js';
+import { CONTEXT_FULL_WEIGHT_SHARE, contextCeiling, scoreContext, type ContextScore } from './entity-context.js';
 import { blendNamed, keepInTop, withContext, withGraphBonus } from './query-ranking.js';
 import { parseSearchQuery } from './search-query.js';
 import { SearchNamesService, type SearchKnowledge } from './search-names.service.js';
@@ -287,10 +287,11 @@ export class SearchService implements OnApplicationBootstrap {
     const contextWeight = options.contextWeight ?? this.config.contextWeight;
     let described: ContextScore[] = [];
     if (contextWeight > 0 && weights.lexical > 0 && knowledge.context.size > 0) {
-      const scored = scoreContext(knowledge.context, await this.repository.queryTerms(words, expansions));
+      const terms = await this.repository.queryTerms(words, expansions);
+      const scored = scoreContext(knowledge.context, terms);
       const allowed = await this.pagesAllowed(scored.slice(0, topN).map((c) => c.pageId), excluded, filters);
       described = scored.filter((c) => allowed.has(c.pageId)).slice(0, topN);
-      blended = withContext(blended, described, contextWeight);
+      blended = withContext(blended, described, contextWeight, CONTEXT_FULL_WEIGHT_SHARE * contextCeiling(knowledge.context, terms));
     }
     // The approved graph: the best candidates that mention the query's entities or their close neighbours move up.
     const graph =
