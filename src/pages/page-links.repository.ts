@@ -133,10 +133,15 @@ export class PageLinksRepository {
 
   /** Live pages (other than the page itself) that link to a page, with what a rewrite of their text needs. */
   sourcesLinkingTo(pageId: string, db: EntityManager): Promise<{ id: string; slug: string; title: string; body: string; version: number }[]> {
+    // Locked (in id order) before they are read: an edit of one of them that drops the link takes no lock the
+    // renaming write holds, and read unlocked it could commit between this read and the rewrite, which would then
+    // miss its version. A row locked here is read as last committed (a page trashed meanwhile drops out).
     return db.query(
-      `SELECT DISTINCT p.id, p.slug, p.title, p.body, p.version
-         FROM page_links l JOIN pages p ON p.id = l.from_page_id
-        WHERE l.resolved_page_id = $1 AND p.deleted_at IS NULL AND p.id <> $1`,
+      `SELECT p.id, p.slug, p.title, p.body, p.version FROM pages p
+        WHERE p.id IN (SELECT l.from_page_id FROM page_links l WHERE l.resolved_page_id = $1)
+          AND p.deleted_at IS NULL AND p.id <> $1
+        ORDER BY p.id
+          FOR UPDATE OF p`,
       [pageId],
     );
   }

@@ -145,12 +145,16 @@ export class PagesRepository {
     await db.insert(PageRevisionEntity, revision);
   }
 
-  async markDeleted(id: string, actor: string, db: EntityManager): Promise<void> {
-    await db.update(PageEntity, { id }, { deletedAt: () => 'now()', deletedBy: actor });
+  /** Moves a live page to the trash; false when it is not live (trashed by another request since it was read). */
+  async markDeleted(id: string, actor: string, db: EntityManager): Promise<boolean> {
+    const result = await db.update(PageEntity, { id, deletedAt: IsNull() }, { deletedAt: () => 'now()', deletedBy: actor });
+    return result.affected === 1;
   }
 
-  async markRestored(id: string, db: EntityManager): Promise<void> {
-    await db.update(PageEntity, { id }, { deletedAt: null, deletedBy: null });
+  /** Brings a trashed page back; false when it is not in the trash (restored by another request since it was read). */
+  async markRestored(id: string, db: EntityManager): Promise<boolean> {
+    const result = await db.update(PageEntity, { id, deletedAt: Not(IsNull()) }, { deletedAt: null, deletedBy: null });
+    return result.affected === 1;
   }
 
   async addRedirect(oldSlug: string, pageId: string, db: EntityManager): Promise<void> {

@@ -168,7 +168,8 @@ export class PagesService {
   async delete(slug: string, actor: Actor): Promise<void> {
     const page = await this.get(slug);
     await this.write(page.linkKeys, async (tx) => {
-      await this.pages.markDeleted(page.id, actor.name, tx);
+      // Another request may have trashed it since it was read: then this one finds no live page, as it would after.
+      if (!(await this.pages.markDeleted(page.id, actor.name, tx))) throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}".`);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       await this.saved(page.id, 'deleted', tx);
     });
@@ -179,7 +180,7 @@ export class PagesService {
     if (!page) throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}" in the trash.`);
     if (!page.deletedAt) throw new DomainException(DomainErrorCode.NotInTrash, `The page "${page.title}" is not in the trash.`);
     return this.write(page.linkKeys, async (tx) => {
-      await this.pages.markRestored(page.id, tx);
+      if (!(await this.pages.markRestored(page.id, tx))) throw new DomainException(DomainErrorCode.NotInTrash, `The page "${page.title}" is not in the trash.`);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       return this.saved(page.id, 'restored', tx);
     });
@@ -326,7 +327,10 @@ export class PagesService {
       const body = rewriteWikilinks(source.body, new Set(page.linkKeys), newTitle);
       if (body === source.body) continue;
       const write = this.prepare(body, source.title, source.slug);
-      await this.pages.updateIfVersion(source.id, source.version, write, actor.name, tx);
+      // The source's row is locked since it was read (sourcesLinkingTo), so its version still holds.
+      if (!(await this.pages.updateIfVersion(source.id, source.version, write, actor.name, tx))) {
+        throw new Error(`The page "${source.slug}" changed while its link was being rewritten, though its row was locked`);
+      }
       await this.pages.insertRevision(
         this.revisionOf(source.id, source.version + 1, write, actor, `Link to "${page.title}" renamed to "${newTitle}"`), tx);
       await this.links.replaceOutbound(source.id, outboundLinks(write.text), tx);

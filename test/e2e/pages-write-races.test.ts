@@ -1,0 +1,130 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realPostgresUrl } from '../support/database.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * Page writes that race each other must each end as one of them alone would, never in a 500 or a doubled change.
+ *
+ * On PostgreSQL the interleaving is made certain: the test holds a page's row (FOR UPDATE) from a connection of its
+ * own, waits until the requests queue behind it, and only then lets go (after an edit of its own, where the race
+ * needs one). On the embedded database its single connection serialises the requests, so the same requests run one
+ * after the other; the outcomes asserted are the same.
+ */
+const ON_POSTGRES = realPostgresUrl() !== null;
+if (!ON_POSTGRES) console.warn('pages-write-races: on the embedded database the requests are serialised by its single connection; the row gate runs on PostgreSQL only (DATABASE_URL).');
+
+interface Gate {
+  /** Backends of this database waiting for a lock, other than the gate's own. */
+  waiting(): Promise<number>;
+  /** Runs SQL inside the gate's transaction (the row is still held). */
+  query(sql: string, params: unknown[]): Promise<unknown>;
+  /** Commits what the gate did and lets the waiting requests go on. */
+  release(): Promise<void>;
+}
+
+async function holdPage(dataSource: DataSource, slug: string): Promise<Gate> {
+  if (!ON_POSTGRES) return { waiting: async () => Number.POSITIVE_INFINITY, query: (sql, params) => dataSource.query(sql, params), release: async () => {} };
+  const runner: QueryRunner = dataSource.createQueryRunner();
+  await runner.connect();
+  await runner.startTransaction();
+  await runner.query('SELECT 1 FROM pages WHERE slug = $1 FOR UPDATE', [slug]);
+  const pid: number = (await runner.query('SELECT pg_backend_pid() AS pid'))[0].pid;
+  return {
+    waiting: async () =>
+      (await dataSource.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> $1`, [pid]))[0].n,
+    query: (sql, params) => runner.query(sql, params),
+    release: async () => {
+      await runner.commitTransaction();
+      await runner.release();
+    },
+  };
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('page writes that race each other', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('a rename that rewrites links reads each linking page as last committed: an edit that dropped the link meanwhile stays, and the rename succeeds', async () => {
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Race Target', body: 'The page being renamed.' }).expect(201);
+    const source = (await author.post('/api/pages').send({ title: 'Race Source', body: 'See [[Race Target]].' }).expect(201)).body;
+    const other = (await author.post('/api/pages').send({ title: 'Race Other', body: 'Also [[Race Target]].' }).expect(201)).body;
+
+    // Meanwhile an edit of the source, committed first, drops the link (as an edit of its own would: new body,
+    // version and revision, no outgoing link).
+    const edited = 'No link here any more.';
+    const editSource = async (gate: Gate) => {
+      await gate.query(`UPDATE pages SET body = $2, version = version + 1, updated_at = now() WHERE id = $1`, [source.id, edited]);
+      await gate.query(
+        `INSERT INTO page_revisions (page_id, version, slug, title, body, content_hash, author, message)
+         SELECT page_id, version + 1, slug, title, $2, content_hash || '-edited', 'someone else', 'drop the link' FROM page_revisions WHERE page_id = $1 AND version = 1`,
+        [source.id, edited],
+      );
+      await gate.query('DELETE FROM page_links WHERE from_page_id = $1', [source.id]);
+    };
+    const startRename = () => author.post('/api/pages/race-target/rename').send({ title: 'Race Renamed', rewriteLinks: true }).then((r) => r);
+    const gate = await holdPage(t.dataSource, source.slug);
+    let rename: ReturnType<typeof startRename>;
+    if (ON_POSTGRES) {
+      // The rename reaches the source's row and queues behind the gate; the edit commits before it goes on.
+      rename = startRename();
+      await waitFor('the rename to queue behind the held row', async () => (await gate.waiting()) >= 1);
+      await editSource(gate);
+      await gate.release();
+    } else {
+      await editSource(gate);
+      rename = startRename();
+    }
+
+    const renamed = await rename;
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(201);
+    expect(renamed.body.title).toBe('Race Renamed');
+    expect(renamed.body.rewrittenPages).toEqual([other.slug]);
+    // The source keeps the edit, with no revision of the rename's on top; the other linking page was rewritten.
+    const after = await author.get(`/api/pages/${source.slug}`).expect(200);
+    expect(after.body.body).toBe(edited);
+    const history = await author.get(`/api/pages/${source.slug}/history`).expect(200);
+    expect(history.body.items.map((r: { version: number }) => r.version)).toEqual([2, 1]);
+    expect((await author.get(`/api/pages/${other.slug}`).expect(200)).body.body).toBe('Also [[Race Renamed]].');
+  });
+
+  it('two deletes of one page: one moves it to the trash, the other finds no page (404), and the trash holds it once', async () => {
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Delete Twice', body: 'Going.' }).expect(201);
+    const gate = await holdPage(t.dataSource, 'delete-twice');
+    const deletes = [author.delete('/api/pages/delete-twice').then((r) => r), author.delete('/api/pages/delete-twice').then((r) => r)];
+    // One waits on the row, the other on the page's name lock behind it.
+    await waitFor('both deletes to queue', async () => (await gate.waiting()) >= 2);
+    await gate.release();
+    const statuses = (await Promise.all(deletes)).map((r) => r.status).sort();
+    expect(statuses).toEqual([204, 404]);
+    const trash = await author.get('/api/trash').expect(200);
+    expect(trash.body.items.filter((p: { slug: string }) => p.slug === 'delete-twice')).toHaveLength(1);
+  });
+
+  it('two restores of one page: one brings it back, the other answers that it is not in the trash (409)', async () => {
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Restore Twice', body: 'Back.' }).expect(201);
+    await author.delete('/api/pages/restore-twice').expect(204);
+    const gate = await holdPage(t.dataSource, 'restore-twice');
+    const restores = [author.post('/api/pages/restore-twice/restore').then((r) => r), author.post('/api/pages/restore-twice/restore').then((r) => r)];
+    await waitFor('both restores to queue', async () => (await gate.waiting()) >= 2);
+    await gate.release();
+    const answers = await Promise.all(restores);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(answers.find((r) => r.status === 409)!.body.message).toMatch(/not in the trash/);
+    await author.get('/api/pages/restore-twice').expect(200);
+  });
+});
