@@ -7,6 +7,9 @@ import { returnedRows } from '../db/sql-rows.js';
 import type { KgReviewActionEntity, ReviewActionKind } from './tables/kg-review-action.entity.js';
 import { JOURNALED_TABLES, type JournaledTable } from './tables/kg-review-journal.entity.js';
 
+/** PostgreSQL errors after which a review action runs again: deadlock, serialization failure, unique violation. */
+const RETRIED = new Set(['40P01', '40001', '23505']);
+
 /** Each journaled table's primary key: its columns and their SQL types (to read them back out of the jsonb key). */
 const PRIMARY_KEYS: Record<JournaledTable, [string, 'bigint' | 'text'][]> = {
   kg_proposals: [['id', 'bigint']],
@@ -84,7 +87,10 @@ export class ReviewJournalRepository {
   /**
    * Runs a review action in one transaction: its changes, journal and audit entry commit together or not at all.
    * Two actions that touch the same rows in a different order can deadlock on PostgreSQL; the one it aborts is run
-   * again (it starts over from scratch, so it sees what the other one did).
+   * again (it starts over from scratch, so it sees what the other one did). So is one that broke a unique key: two
+   * actions that each checked a name, an edge or a proposal free and then wrote it (two admins creating one entity
+   * at once); run again, the second finds the first's row and answers as it would have one after the other (a 409
+   * that names it), never a 500.
    */
   async transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -93,7 +99,7 @@ export class ReviewJournalRepository {
         return await withProbePlans(this.dataSource, work);
       } catch (error) {
         const code = error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
-        if (attempt >= 3 || (code !== '40P01' && code !== '40001')) throw error;
+        if (attempt >= 3 || !RETRIED.has(code ?? '')) throw error;
       }
     }
   }

@@ -63,8 +63,17 @@ export class CurationService {
   }
 
   updateEntity(id: string, changes: EntityChanges, origin: RequestOrigin): Promise<ActionResult & { entity: EntityRow }> {
+    return this.editEntity(id, () => changes, origin);
+  }
+
+  /**
+   * An edit whose changes are decided from the entity as it is once locked: an edit of its aliases made from an
+   * earlier read would undo a synonym another admin added in between.
+   */
+  private editEntity(id: string, changesOf: (current: LockedNode) => EntityChanges, origin: RequestOrigin): Promise<ActionResult & { entity: EntityRow }> {
     return this.journal.transaction(async (tx) => {
       const current = await this.lockNode(id, tx);
+      const changes = changesOf(current);
       const next = this.cleanEntity(
         changes.name ?? current.name,
         changes.type ?? current.type,
@@ -89,21 +98,19 @@ export class CurationService {
    * journaled, audited and undoable edit, like any other; a name it already has changes nothing.
    */
   async addSynonym(id: string, synonym: string, origin: RequestOrigin): Promise<ActionResult & { entity: EntityRow }> {
-    const entity = await this.entities.get(id);
-    if (!entity) throw ReviewErrors.notFound(`Entity ${id}`);
     const name = synonym.trim();
     if (!name) throw ReviewErrors.invalid('A synonym may not be empty.');
-    return this.updateEntity(id, { aliases: [...entity.aliases, name] }, origin);
+    return this.editEntity(id, (current) => ({ aliases: [...current.aliases, name] }), origin);
   }
 
   /** Removes a synonym (compared without regard to case); one that the entity does not have is a 404. */
   async removeSynonym(id: string, synonym: string, origin: RequestOrigin): Promise<ActionResult & { entity: EntityRow }> {
-    const entity = await this.entities.get(id);
-    if (!entity) throw ReviewErrors.notFound(`Entity ${id}`);
     const key = synonym.trim().toLowerCase();
-    const kept = entity.aliases.filter((a) => a.toLowerCase() !== key);
-    if (kept.length === entity.aliases.length) throw ReviewErrors.notFound(`The synonym “${synonym.trim()}” of entity ${id}`);
-    return this.updateEntity(id, { aliases: kept }, origin);
+    return this.editEntity(id, (current) => {
+      const kept = current.aliases.filter((a) => a.toLowerCase() !== key);
+      if (kept.length === current.aliases.length) throw ReviewErrors.notFound(`The synonym “${synonym.trim()}” of entity ${id}`);
+      return { aliases: kept };
+    }, origin);
   }
 
   /** What deleting the entity takes with it (for the confirmation). */

@@ -1,0 +1,93 @@
+import type { DataSource, QueryRunner } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realPostgresUrl } from '../support/database.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * Two admins curating the same thing at the same moment must get what they would get one after the other: one
+ * succeeds, the other a 4xx that says why, and nothing either did is lost.
+ *
+ * On PostgreSQL the interleaving is made certain with a lock held from a connection of the test's own until both
+ * requests queue behind it. On the embedded database its single connection serialises the requests (the gate is a
+ * no-op there); the outcomes asserted are the same.
+ */
+const ON_POSTGRES = realPostgresUrl() !== null;
+if (!ON_POSTGRES) console.warn('curation-races: on the embedded database the requests are serialised by its single connection; the lock gate runs on PostgreSQL only (DATABASE_URL).');
+
+const BASE = '/admin/knowledge-graph';
+
+async function gate(dataSource: DataSource, lock: string, params: unknown[] = []): Promise<{ waiting: () => Promise<number>; release: () => Promise<void> }> {
+  if (!ON_POSTGRES) return { waiting: async () => Number.POSITIVE_INFINITY, release: async () => {} };
+  const runner: QueryRunner = dataSource.createQueryRunner();
+  await runner.connect();
+  await runner.startTransaction();
+  await runner.query(lock, params);
+  const pid: number = (await runner.query('SELECT pg_backend_pid() AS pid'))[0].pid;
+  return {
+    waiting: async () =>
+      (await dataSource.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> $1`, [pid]))[0].n,
+    release: async () => {
+      await runner.rollbackTransaction();
+      await runner.release();
+    },
+  };
+}
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('curation actions that race each other', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('one entity created by two admins at once: one 201, one 409 naming the entity that exists, never a 500', async () => {
+    const api = await t.as('admin');
+    // Both creates find the name free, then queue on their first write (the action journal) until the gate lets go;
+    // the second then runs into the first's entity.
+    const g = await gate(t.dataSource, 'LOCK TABLE kg_review_actions IN EXCLUSIVE MODE');
+    const creates = [0, 1].map(() => api.post(`${BASE}/entities`).send({ name: 'Raced Entity', type: 'concept' }).then((r) => r));
+    await waitFor('both creates to queue', async () => (await g.waiting()) >= 2);
+    await g.release();
+    const answers = await Promise.all(creates);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    const created = answers.find((r) => r.status === 201)!.body.entity;
+    const refused = answers.find((r) => r.status === 409)!.body;
+    expect(refused.message).toMatch(/exists already/);
+    expect(refused.entityId ?? refused.details?.entityId).toBe(created.id);
+    const [{ n }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM kg_nodes WHERE signature = $1`, [created.signature]);
+    expect(n).toBe(1);
+  });
+
+  it('two synonyms added to one entity at once: the entity keeps both (neither edit undoes the other)', async () => {
+    const api = await t.as('admin');
+    const entity = (await api.post(`${BASE}/entities`).send({ name: 'Synonym Target', type: 'concept' }).expect(201)).body.entity;
+    const g = await gate(t.dataSource, 'SELECT 1 FROM kg_nodes WHERE id = $1 FOR UPDATE', [entity.id]);
+    const adds = ['First Name', 'Second Name'].map((name) => api.post(`${BASE}/entities/${entity.id}/synonyms`).send({ name }).then((r) => r));
+    await waitFor('both edits to queue', async () => (await g.waiting()) >= 2);
+    await g.release();
+    expect((await Promise.all(adds)).map((r) => r.status)).toEqual([200, 200]);
+    const after = await api.get(`${BASE}/entities/${entity.id}`).expect(200);
+    const aliases: string[] = after.body.entity?.aliases ?? after.body.aliases;
+    expect([...aliases].sort()).toEqual(['First Name', 'Second Name']);
+  });
+
+  it('one synonym removed by two admins at once: one 200, one 404', async () => {
+    const api = await t.as('admin');
+    const entity = (await api.post(`${BASE}/entities`).send({ name: 'Removal Target', type: 'concept', aliases: ['Gone Soon', 'Stays'] }).expect(201)).body.entity;
+    const g = await gate(t.dataSource, 'SELECT 1 FROM kg_nodes WHERE id = $1 FOR UPDATE', [entity.id]);
+    const removes = [0, 1].map(() => api.delete(`${BASE}/entities/${entity.id}/synonyms/${encodeURIComponent('Gone Soon')}`).then((r) => r));
+    await waitFor('both removals to queue', async () => (await g.waiting()) >= 2);
+    await g.release();
+    expect((await Promise.all(removes)).map((r) => r.status).sort()).toEqual([200, 404]);
+    const after = await api.get(`${BASE}/entities/${entity.id}`).expect(200);
+    expect(after.body.entity?.aliases ?? after.body.aliases).toEqual(['Stays']);
+  });
+});
