@@ -1,6 +1,5 @@
-import type { DataSource, QueryRunner } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realPostgresUrl } from '../support/database.js';
+import { holdLock, ON_POSTGRES, waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -11,35 +10,9 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * requests queue behind it. On the embedded database its single connection serialises the requests (the gate is a
  * no-op there); the outcomes asserted are the same.
  */
-const ON_POSTGRES = realPostgresUrl() !== null;
 if (!ON_POSTGRES) console.warn('curation-races: on the embedded database the requests are serialised by its single connection; the lock gate runs on PostgreSQL only (DATABASE_URL).');
 
 const BASE = '/admin/knowledge-graph';
-
-async function gate(dataSource: DataSource, lock: string, params: unknown[] = []): Promise<{ waiting: () => Promise<number>; release: () => Promise<void> }> {
-  if (!ON_POSTGRES) return { waiting: async () => Number.POSITIVE_INFINITY, release: async () => {} };
-  const runner: QueryRunner = dataSource.createQueryRunner();
-  await runner.connect();
-  await runner.startTransaction();
-  await runner.query(lock, params);
-  const pid: number = (await runner.query('SELECT pg_backend_pid() AS pid'))[0].pid;
-  return {
-    waiting: async () =>
-      (await dataSource.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> $1`, [pid]))[0].n,
-    release: async () => {
-      await runner.rollbackTransaction();
-      await runner.release();
-    },
-  };
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe('curation actions that race each other', () => {
   let t: TestApp;
@@ -52,7 +25,7 @@ describe('curation actions that race each other', () => {
     const api = await t.as('admin');
     // Both creates find the name free, then queue on their first write (the action journal) until the gate lets go;
     // the second then runs into the first's entity.
-    const g = await gate(t.dataSource, 'LOCK TABLE kg_review_actions IN EXCLUSIVE MODE');
+    const g = await holdLock(t.dataSource, 'LOCK TABLE kg_review_actions IN EXCLUSIVE MODE');
     const creates = [0, 1].map(() => api.post(`${BASE}/entities`).send({ name: 'Raced Entity', type: 'concept' }).then((r) => r));
     await waitFor('both creates to queue', async () => (await g.waiting()) >= 2);
     await g.release();
@@ -69,7 +42,7 @@ describe('curation actions that race each other', () => {
   it('two synonyms added to one entity at once: the entity keeps both (neither edit undoes the other)', async () => {
     const api = await t.as('admin');
     const entity = (await api.post(`${BASE}/entities`).send({ name: 'Synonym Target', type: 'concept' }).expect(201)).body.entity;
-    const g = await gate(t.dataSource, 'SELECT 1 FROM kg_nodes WHERE id = $1 FOR UPDATE', [entity.id]);
+    const g = await holdLock(t.dataSource, 'SELECT 1 FROM kg_nodes WHERE id = $1 FOR UPDATE', [entity.id]);
     const adds = ['First Name', 'Second Name'].map((name) => api.post(`${BASE}/entities/${entity.id}/synonyms`).send({ name }).then((r) => r));
     await waitFor('both edits to queue', async () => (await g.waiting()) >= 2);
     await g.release();
@@ -82,7 +55,7 @@ describe('curation actions that race each other', () => {
   it('one synonym removed by two admins at once: one 200, one 404', async () => {
     const api = await t.as('admin');
     const entity = (await api.post(`${BASE}/entities`).send({ name: 'Removal Target', type: 'concept', aliases: ['Gone Soon', 'Stays'] }).expect(201)).body.entity;
-    const g = await gate(t.dataSource, 'SELECT 1 FROM kg_nodes WHERE id = $1 FOR UPDATE', [entity.id]);
+    const g = await holdLock(t.dataSource, 'SELECT 1 FROM kg_nodes WHERE id = $1 FOR UPDATE', [entity.id]);
     const removes = [0, 1].map(() => api.delete(`${BASE}/entities/${entity.id}/synonyms/${encodeURIComponent('Gone Soon')}`).then((r) => r));
     await waitFor('both removals to queue', async () => (await g.waiting()) >= 2);
     await g.release();

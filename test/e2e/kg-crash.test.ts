@@ -16,6 +16,7 @@ import { pgliteTemplate, realPostgresUrl, testRunId } from '../support/database.
 import { ensureServerBuilt, killHard, startServer, stopServer, type ServerProcess } from '../support/server-process.js';
 import { startFakeOllama, type FakeOllama } from '../support/fake-ollama.js';
 import { freshTestConfig } from '../support/test-app.js';
+import { waitFor } from '../support/lock-gate.js';
 import { CONSISTENT, gadgetAnswer, gadgetPage, integrity } from './kg-test-helpers.js';
 
 /**
@@ -93,13 +94,6 @@ function scriptedOllama(): Promise<FakeOllama & { phase: { hang: boolean } }> {
   }).then((fake) => Object.assign(fake, { phase }));
 }
 
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 
 const EXPECTED_AFTER = { chunks: PAGE.sections, distinctChunks: PAGE.sections, proposals: PAGE.sections, distinctProposals: PAGE.sections, support: PAGE.sections, mentions: PAGE.sections, records: 1 };

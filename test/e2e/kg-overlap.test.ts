@@ -1,10 +1,10 @@
 import type supertest from 'supertest';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.setup.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
-import { realPostgresUrl } from '../support/database.js';
+import { holdLock, ON_POSTGRES, waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CONSISTENT, gadgetPage, integrity, jobStates, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
@@ -18,7 +18,6 @@ import { CONSISTENT, gadgetPage, integrity, jobStates, setPolicy, startWorker, w
  * serialises every transaction, so the runs cannot overlap there (the gate is a no-op); the two-worker scenario needs
  * two processes sharing one server and is skipped there.
  */
-const ON_POSTGRES = realPostgresUrl() !== null;
 if (!ON_POSTGRES) {
   console.warn('kg-overlap: on the embedded database the overlapping runs are serialised by its single connection; the lock gate and the two-worker case run on PostgreSQL only (DATABASE_URL).');
 }
@@ -28,33 +27,8 @@ if (!ON_POSTGRES) {
  * Holds a page's row FOR UPDATE from a connection of the test's own (PostgreSQL only): an extraction run's write
  * transaction locks that row, so every run queues there until `release`.
  */
-async function holdPage(dataSource: DataSource, slug: string): Promise<{ waiting: () => Promise<number>; release: () => Promise<void> }> {
-  if (!ON_POSTGRES) return { waiting: async () => 0, release: async () => {} };
-  const runner: QueryRunner = dataSource.createQueryRunner();
-  await runner.connect();
-  await runner.startTransaction();
-  await runner.query('SELECT 1 FROM pages WHERE slug = $1 FOR UPDATE', [slug]);
-  const pid: number = (await runner.query('SELECT pg_backend_pid() AS pid'))[0].pid;
-  return {
-    // Backends waiting (directly or behind another waiter) for this one.
-    waiting: async () =>
-      (await dataSource.query(
-        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> $1`,
-        [pid],
-      ))[0].n,
-    release: async () => {
-      await runner.rollbackTransaction();
-      await runner.release();
-    },
-  };
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+function holdPage(dataSource: DataSource, slug: string) {
+  return holdLock(dataSource, 'SELECT 1 FROM pages WHERE slug = $1 FOR UPDATE', [slug]);
 }
 
 const idOf = async (t: TestApp, slug: string): Promise<string> => (await t.dataSource.query('SELECT id FROM pages WHERE slug = $1', [slug]))[0].id;

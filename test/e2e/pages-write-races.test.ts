@@ -1,6 +1,6 @@
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realPostgresUrl } from '../support/database.js';
+import { holdLock, ON_POSTGRES, waitFor, type LockGate } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -11,43 +11,10 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * needs one). On the embedded database its single connection serialises the requests, so the same requests run one
  * after the other; the outcomes asserted are the same.
  */
-const ON_POSTGRES = realPostgresUrl() !== null;
 if (!ON_POSTGRES) console.warn('pages-write-races: on the embedded database the requests are serialised by its single connection; the row gate runs on PostgreSQL only (DATABASE_URL).');
 
-interface Gate {
-  /** Backends of this database waiting for a lock, other than the gate's own. */
-  waiting(): Promise<number>;
-  /** Runs SQL inside the gate's transaction (the row is still held). */
-  query(sql: string, params: unknown[]): Promise<unknown>;
-  /** Commits what the gate did and lets the waiting requests go on. */
-  release(): Promise<void>;
-}
-
-async function holdPage(dataSource: DataSource, slug: string): Promise<Gate> {
-  if (!ON_POSTGRES) return { waiting: async () => Number.POSITIVE_INFINITY, query: (sql, params) => dataSource.query(sql, params), release: async () => {} };
-  const runner: QueryRunner = dataSource.createQueryRunner();
-  await runner.connect();
-  await runner.startTransaction();
-  await runner.query('SELECT 1 FROM pages WHERE slug = $1 FOR UPDATE', [slug]);
-  const pid: number = (await runner.query('SELECT pg_backend_pid() AS pid'))[0].pid;
-  return {
-    waiting: async () =>
-      (await dataSource.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> $1`, [pid]))[0].n,
-    query: (sql, params) => runner.query(sql, params),
-    release: async () => {
-      await runner.commitTransaction();
-      await runner.release();
-    },
-  };
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Holds a page's row (FOR UPDATE); what the gate does meanwhile is committed when it lets go. */
+const holdPage = (dataSource: DataSource, slug: string) => holdLock(dataSource, 'SELECT 1 FROM pages WHERE slug = $1 FOR UPDATE', [slug], { commit: true });
 
 describe('page writes that race each other', () => {
   let t: TestApp;
@@ -65,7 +32,7 @@ describe('page writes that race each other', () => {
     // Meanwhile an edit of the source, committed first, drops the link (as an edit of its own would: new body,
     // version and revision, no outgoing link).
     const edited = 'No link here any more.';
-    const editSource = async (gate: Gate) => {
+    const editSource = async (gate: LockGate) => {
       await gate.query(`UPDATE pages SET body = $2, version = version + 1, updated_at = now() WHERE id = $1`, [source.id, edited]);
       await gate.query(
         `INSERT INTO page_revisions (page_id, version, slug, title, body, content_hash, author, message)
