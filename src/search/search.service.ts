@@ -437,7 +437,7 @@ export class SearchService implements OnApplicationBootstrap {
       perPage,
       hits,
       didYouMean,
-      relatedEntities: await this.relatedEntities(understanding, graph, shown.map((s) => s.key), includeExcluded),
+      relatedEntities: await this.relatedEntities(understanding, graph, shown.map((s) => s.key), includeExcluded, knowledge.entityTypes.size > 0),
       lists: [...lists.map((l) => l.list), ...(graph ? (['graph'] as const) : [])],
       notices,
       filters,
@@ -560,15 +560,16 @@ export class SearchService implements OnApplicationBootstrap {
 
   /**
    * Beside the results: the entities the query names and (when the graph ran) their neighbours one hop away, then
-   * the entities the results shown mention most.
+   * the entities the results shown mention most (not looked for while no entity is approved: a wiki without a
+   * knowledge graph pays no query for it).
    */
-  private async relatedEntities(understanding: QueryUnderstanding, graph: GraphList | null, shownPageIds: string[], includeExcluded: boolean): Promise<RelatedEntity[]> {
+  private async relatedEntities(understanding: QueryUnderstanding, graph: GraphList | null, shownPageIds: string[], includeExcluded: boolean, anyEntity: boolean): Promise<RelatedEntity[]> {
     const entries: { nodeId: string; hops: number | null; proximity: number }[] = graph
       ? [...graph.reached.entries()].filter(([, r]) => r.hops <= 1).map(([nodeId, r]) => ({ nodeId, hops: r.hops, proximity: r.proximity }))
       : understanding.entities.map((e) => ({ nodeId: e.id, hops: 0, proximity: e.coverage }));
     entries.sort((a, b) => (a.hops ?? 9) - (b.hops ?? 9) || b.proximity - a.proximity || (a.nodeId < b.nodeId ? -1 : 1));
     const top = entries.slice(0, RELATED_ENTITIES);
-    if (top.length < RELATED_ENTITIES) {
+    if (anyEntity && top.length < RELATED_ENTITIES) {
       const seen = new Set(top.map((e) => e.nodeId));
       for (const m of await this.graph.entitiesOfPages(shownPageIds, RELATED_ENTITIES * 2, includeExcluded)) {
         if (top.length >= RELATED_ENTITIES) break;
