@@ -242,6 +242,23 @@ describe('/knowledge-mcp access', () => {
     await client.close();
   });
 
+  it('answers a request whose params the protocol rejects with Invalid params (-32602) saying what is wrong, not an internal error', async () => {
+    const post = (message: unknown) =>
+      w.t.http.post('/knowledge-mcp').set('Authorization', `Bearer ${readerToken}`).set('Accept', 'application/json, text/event-stream').send(message as object).expect(200);
+    const missing = (await post({ jsonrpc: '2.0', id: 7, method: 'tools/call' })).body;
+    expect(missing).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+    expect(missing.error.message).toMatch(/Invalid params for tools\/call: params: .*expected object/);
+    const badName = (await post({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 5 } })).body;
+    expect(badName).toMatchObject({ id: 'x', error: { code: -32602 } });
+    expect(badName.error.message).toMatch(/params\.name: .*expected string/);
+    // A well-formed call still goes through the SDK.
+    const fine = (await post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'search', arguments: { query: 'graph' } } })).body;
+    expect(fine.id).toBe(8);
+    expect(fine.error).toBeUndefined();
+    expect(fine.result.isError ?? false).toBe(false);
+    expect(fine.result.structuredContent.hits.length).toBeGreaterThan(0);
+  });
+
   it('answers GET and DELETE with 405: the server is stateless', async () => {
     const res = await w.t.http.get('/knowledge-mcp').set('Authorization', `Bearer ${readerToken}`).expect(405);
     expect(res.headers.allow).toBe('POST');
