@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
+import { shareReviewLock } from '../db/kg-purge-lock.js';
 import { withProbePlans } from '../db/probe-plans.js';
 import { returnedRows } from '../db/sql-rows.js';
 import type { KgReviewActionEntity, ReviewActionKind } from './tables/kg-review-action.entity.js';
@@ -96,7 +97,11 @@ export class ReviewJournalRepository {
     for (let attempt = 1; ; attempt++) {
       try {
         // Review actions read the policy views too (is it visible?): the same per-row probes as the pages (probe-plans.ts).
-        return await withProbePlans(this.dataSource, work);
+        return await withProbePlans(this.dataSource, async (tx) => {
+          // A purge of a cluster never interleaves with a review action (src/db/kg-purge-lock.ts).
+          await shareReviewLock(tx);
+          return work(tx);
+        });
       } catch (error) {
         const code = error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
         if (attempt >= 3 || !RETRIED.has(code ?? '')) throw error;

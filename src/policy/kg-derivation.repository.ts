@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { holdReviewLockAlone } from '../db/kg-purge-lock.js';
 
 /** The knowledge-graph rows a visibility change or a purge is measured in. */
 export const KG_ROW_KINDS = ['pages', 'chunks', 'mentions', 'proposals', 'nodes', 'edges'] as const;
@@ -99,6 +100,20 @@ export class KgDerivationRepository {
       const row = rows.find((r) => r.kind === kind);
       return { kind, hide: row?.hide ?? 0, reveal: row?.reveal ?? 0 };
     });
+  }
+
+  /**
+   * Before a purge reads anything: the review lock alone, then the cluster's pages (in id order). An extraction run
+   * writes a page's rows holding that page's row FOR SHARE and checks the policy under it, so a run under way is
+   * waited for (and its rows are then seen and purged) and a later one finds the page excluded. In statements of
+   * their own: the purge's next statements see what the waited-for transactions committed.
+   */
+  async lockForPurge(cluster: string, tx: EntityManager): Promise<void> {
+    await holdReviewLockAlone(tx);
+    await tx.query(
+      `SELECT count(*) FROM (SELECT p.id FROM pages p WHERE p.id IN (${CLUSTER_PAGES}) ORDER BY p.id FOR NO KEY UPDATE OF p) locked`,
+      [cluster],
+    );
   }
 
   /** The excluded pages of the cluster (and its sub-clusters), live or in the trash: what a purge works on. */

@@ -56,6 +56,9 @@ export class PolicyImpactService {
     }
     const run = dryRun ? this.derivations.rolledBack.bind(this.derivations) : this.derivations.transaction.bind(this.derivations);
     const result = await run(async (tx) => {
+      // A real purge waits for the extraction runs and review actions under way, and holds off new ones (a dry run
+      // only measures, so it stops no one).
+      if (!dryRun) await this.derivations.lockForPurge(cluster, tx);
       const targets = await this.derivations.selectPurgeTargets(cluster, tx);
       const deleted = await this.derivations.purgeSelected(tx);
       if (!dryRun) {
