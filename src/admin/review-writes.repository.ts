@@ -208,6 +208,15 @@ export class ReviewWritesRepository {
    */
   async deriveCoMentions(j: ActionJournal, actor: string, nodesSql: string, params: unknown[] = []): Promise<void> {
     const n = params.length;
+    // The chunks that mention the nodes are locked first (in id order, a statement of its own): two approvals of
+    // entities that share a chunk each saw only their own mentions there, and neither made the pair's edge. The
+    // second now waits for the first, and its next statement sees the first one's mentions.
+    await j.tx.query(
+      `SELECT count(*) FROM (SELECT c.id FROM kg_content_chunks c
+                              WHERE c.id IN (SELECT m.chunk_id FROM kg_mentions m WHERE m.node_id IN (${nodesSql}))
+                              ORDER BY c.id FOR NO KEY UPDATE OF c) locked`,
+      params,
+    );
     const scope = `t.kind = 'co_mention' AND (t.source_node_id IN (${nodesSql}) OR t.target_node_id IN (${nodesSql}))`;
     await j.before('kg_edges', scope, params);
     await j.tx.query(

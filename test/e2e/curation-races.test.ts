@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdLock, ON_POSTGRES, waitFor } from '../support/lock-gate.js';
+import { KgFactory } from '../support/kg-factory.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -62,5 +63,29 @@ describe('curation actions that race each other', () => {
     expect((await Promise.all(removes)).map((r) => r.status).sort()).toEqual([200, 404]);
     const after = await api.get(`${BASE}/entities/${entity.id}`).expect(200);
     expect(after.body.entity?.aliases ?? after.body.aliases).toEqual(['Stays']);
+  });
+
+  it('two entities that share a chunk, approved at once: their co-mention edge is made, as one after the other would', async () => {
+    const api = await t.as('admin');
+    const kg = await KgFactory.for(t);
+    const page = await kg.page('Shared Chunk Page', { body: 'The Teapot and the Kettle boil water together.' });
+    const chunk = await kg.chunk(page.id, 'The Teapot and the Kettle boil water together.');
+    const support = [{ chunkId: chunk, pageId: page.id, quote: 'The Teapot and the Kettle boil water together.' }];
+    const ids = [await kg.nodeProposal({ name: 'Teapot', support }), await kg.nodeProposal({ name: 'Kettle', support })];
+    // Both approvals write their mentions, then queue: without the chunk lock, each at its co-mention insert (held
+    // here), having read the chunk without the other's mention; with it, the second one behind the first.
+    const g = await holdLock(t.dataSource, 'LOCK TABLE kg_edges IN SHARE MODE');
+    const approvals = ids.map((id) => api.post(`${BASE}/proposals/${id}/approve`).send({}).then((r) => r));
+    await waitFor('both approvals to queue', async () => (await g.waiting()) >= 2);
+    await g.release();
+    expect((await Promise.all(approvals)).map((r) => r.status)).toEqual([200, 200]);
+    const edges: { weight: number }[] = await t.dataSource.query(
+      `SELECT e.weight FROM kg_edges e JOIN kg_nodes a ON a.id = e.source_node_id JOIN kg_nodes b ON b.id = e.target_node_id
+        WHERE e.kind = 'co_mention' AND ARRAY[a.name, b.name] <@ ARRAY['Teapot', 'Kettle']`,
+    );
+    expect(edges).toEqual([{ weight: 1 }]);
+    const health = (await api.get('/admin/kg-policy/health').expect(200)).body;
+    // (The factory's chunk has no embedding, so only the co-mention invariant is asked.)
+    expect(health.invariants.find((i: { name: string }) => i.name === 'co_mention_weights')).toMatchObject({ ok: true, count: 0 });
   });
 });
