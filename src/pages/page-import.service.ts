@@ -83,27 +83,39 @@ export class PageImportService {
 
       const message = importMessage(path);
       // An old slug that redirects to a renamed page is free: the file is a page of its own.
-      const current = existing.get(slug);
-      const origin = vaultOriginOf(input);
-      if (!current) {
-        const page = await this.pages.create({ title: input.title, body: input.body, message }, actor);
-        await this.pages.recordVaultOrigin(page.id, origin);
-        return { path, slug, status: 'created' };
+      try {
+        return await this.save(input, title, slug, existing.get(slug), message, actor);
+      } catch (error) {
+        // Another import (or a save) created or changed the page after this batch looked: decide again on the page as
+        // it is now, as an import started after that one would (identical: unchanged; else an update of it).
+        if (!(error instanceof DomainException) || (error.code !== DomainErrorCode.SlugTaken && error.code !== DomainErrorCode.VersionConflict)) throw error;
+        return await this.save(input, title, slug, (await this.pages.findLiveMany([slug])).get(slug), message, actor);
       }
-      if (current.body === input.body && current.title === title) {
-        // Moved in the vault, same text: no revision, but export now writes it to its new place.
-        if (current.vaultPath !== origin.path || current.vaultCluster !== origin.cluster) await this.pages.recordVaultOrigin(current.id, origin);
-        return { path, slug, status: 'unchanged' };
-      }
-      const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);
-      // A save keeps the stored title unless the frontmatter names one, so a file renamed only in letter case
-      // ("foo.md" → "Foo.md", same slug) needs a rename to carry its new title.
-      if (page.title !== title) await this.pages.rename(slug, title, { rewriteLinks: false }, actor);
-      await this.pages.recordVaultOrigin(page.id, origin);
-      return { path, slug, status: 'updated' };
     } catch (error) {
       return { path, slug, status: 'failed', error: this.reasonOf(error, path) };
     }
+  }
+
+  /** Creates the page, updates it, or leaves it alone, against `current` (the live page of that slug, if any). */
+  private async save(input: ImportPageDto, title: string, slug: string, current: PageEntity | undefined, message: string, actor: Actor): Promise<ImportPageResult> {
+    const { path } = input;
+    const origin = vaultOriginOf(input);
+    if (!current) {
+      const page = await this.pages.create({ title: input.title, body: input.body, message }, actor);
+      await this.pages.recordVaultOrigin(page.id, origin);
+      return { path, slug, status: 'created' };
+    }
+    if (current.body === input.body && current.title === title) {
+      // Moved in the vault, same text: no revision, but export now writes it to its new place.
+      if (current.vaultPath !== origin.path || current.vaultCluster !== origin.cluster) await this.pages.recordVaultOrigin(current.id, origin);
+      return { path, slug, status: 'unchanged' };
+    }
+    const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);
+    // A save keeps the stored title unless the frontmatter names one, so a file renamed only in letter case
+    // ("foo.md" → "Foo.md", same slug) needs a rename to carry its new title.
+    if (page.title !== title) await this.pages.rename(slug, title, { rewriteLinks: false }, actor);
+    await this.pages.recordVaultOrigin(page.id, origin);
+    return { path, slug, status: 'updated' };
   }
 
   private reasonOf(error: unknown, path: string): string {

@@ -41,8 +41,8 @@ export const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
 // A NOTIFY payload must stay under 8000 bytes; a longer list of slugs is announced as "anything changed".
 const MAX_NOTIFY_BYTES = 7_900;
 
-// Advisory-lock namespace for link keys (any constant; the second key is the hash of the link key).
-const LINK_KEY_LOCKS = 7_104_263;
+/** Advisory-lock namespace for link keys (any constant; the second key is the hash of the link key). */
+export const LINK_KEY_LOCKS = 7_104_263;
 
 /** All SQL over the Page Graph (`page_links`). */
 @Injectable()

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINK_KEY_LOCKS } from '../../src/pages/page-links.repository.js';
+import { linkKey } from '../../src/pages/markdown/slug.js';
 import { holdLock, ON_POSTGRES, waitFor, type LockGate } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -93,5 +95,22 @@ describe('page writes that race each other', () => {
     expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
     expect(answers.find((r) => r.status === 409)!.body.message).toMatch(/not in the trash/);
     await author.get('/api/pages/restore-twice').expect(200);
+  });
+
+  it('two imports of one new page at once: one creates it, the other finds it there (unchanged, or updated when its text differs), none fails', async () => {
+    const author = await t.as('author');
+    for (const [second, expected] of [['Same text.', 'unchanged'], ['Other text.', 'updated']] as const) {
+      const title = `Import Race ${expected}`;
+      // Both imports look the page up (absent), then queue on its name's lock as they create it.
+      const gate = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock(${LINK_KEY_LOCKS}, hashtext($1))`, [linkKey(title)]);
+      const send = (body: string) => author.post('/api/import').send({ pages: [{ path: `${title}.md`, title, body }] }).then((r) => r);
+      const imports = [send('Same text.'), send(second)];
+      await waitFor('both imports to queue', async () => (await gate.waiting()) >= 2);
+      await gate.release();
+      const answers = await Promise.all(imports);
+      expect(answers.map((r) => r.status)).toEqual([200, 200]);
+      const statuses = answers.map((r) => r.body.results[0].status).sort();
+      expect(statuses).toEqual(['created', expected].sort());
+    }
   });
 });
