@@ -60,7 +60,7 @@ export class PagesService {
     const page = await this.pages.findLiveBySlug(slug);
     if (page) return page;
     const trashed = await this.pages.findBySlug(slug);
-    if (trashed) throw new DomainException(DomainErrorCode.NotFound, `The page "${trashed.title}" is in the trash.`, { inTrash: true, slug });
+    if (trashed) throw inTrash(trashed);
     throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}".`);
   }
 
@@ -168,8 +168,8 @@ export class PagesService {
   async delete(slug: string, actor: Actor): Promise<void> {
     const page = await this.get(slug);
     await this.write(page.linkKeys, async (tx) => {
-      // Another request may have trashed it since it was read: then this one finds no live page, as it would after.
-      if (!(await this.pages.markDeleted(page.id, actor.name, tx))) throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}".`);
+      // Another request may have trashed it since it was read: this one answers as it would have after it.
+      if (!(await this.pages.markDeleted(page.id, actor.name, tx))) throw inTrash(page);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       await this.saved(page.id, 'deleted', tx);
     });
@@ -369,4 +369,9 @@ function replaceFrontmatterTitle(body: string, title: string): string {
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const x = new Set(a);
   return x.size === new Set(b).size && b.every((k) => x.has(k));
+}
+
+/** The 404 for a page that is in the trash (a reader's link to it, a second delete). */
+function inTrash(page: PageEntity): DomainException {
+  return new DomainException(DomainErrorCode.NotFound, `The page "${page.title}" is in the trash.`, { inTrash: true, slug: page.slug });
 }

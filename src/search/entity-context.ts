@@ -69,7 +69,7 @@ export function scoreContext(index: ContextIndex, terms: readonly WeightedTerm[]
   for (const { lexeme, weight } of terms) {
     const pages = index.postings.get(lexeme);
     if (!pages || weight <= 0) continue;
-    const idf = Math.log(1 + (index.size - pages.size + 0.5) / (pages.size + 0.5));
+    const idf = contextIdf(index, pages.size);
     for (const [pageId, tf] of pages) {
       const length = index.lengths.get(pageId) ?? 1;
       const part = (weight * idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * length) / index.averageLength));
@@ -90,8 +90,7 @@ export function contextCeiling(index: ContextIndex, terms: readonly WeightedTerm
   let ceiling = 0;
   for (const { lexeme, weight } of terms) {
     if (weight <= 0) continue;
-    const n = index.postings.get(lexeme)?.size ?? 0;
-    ceiling += weight * Math.log(1 + (index.size - n + 0.5) / (n + 0.5));
+    ceiling += weight * contextIdf(index, index.postings.get(lexeme)?.size ?? 0);
   }
   return ceiling;
 }
@@ -104,3 +103,8 @@ export function contextCeiling(index: ContextIndex, terms: readonly WeightedTerm
  * 0.25–0.75 all beat 0 (relative to the best alone), 0.5 the most; 1 and above lose what the signal gains.
  */
 export const CONTEXT_FULL_WEIGHT_SHARE = 0.5;
+
+/** BM25's idf of a word that `pages` of the index's context fields hold (never negative). */
+function contextIdf(index: ContextIndex, pages: number): number {
+  return Math.log(1 + (index.size - pages + 0.5) / (pages + 0.5));
+}
