@@ -43,8 +43,8 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
   { name: 'kg_proposal_support', orderBy: 'proposal_id, chunk_id', content: true },
   { name: 'kg_node_provenance', orderBy: 'node_id, proposal_id', content: true },
   { name: 'kg_edge_provenance', orderBy: 'edge_id, proposal_id', content: true },
-  // context: the words of the mention's sentences, kept by a trigger (migration 0020).
-  { name: 'kg_mentions', orderBy: 'id', derivedColumns: ['context'], content: true },
+  // context: the words of the mention's sentences (migration 0020); page_id: its chunk's page (0029). Both kept by triggers.
+  { name: 'kg_mentions', orderBy: 'id', derivedColumns: ['context', 'page_id'], content: true },
   { name: 'kg_rejections', orderBy: 'kind, signature', content: true },
   { name: 'kg_review_actions', orderBy: 'id', content: true },
   { name: 'kg_review_journal', orderBy: 'id', content: true },

@@ -6,6 +6,7 @@ import { KgNodeEntity } from './kg-node.entity.js';
 @Entity('kg_mentions')
 @Index('kg_mentions_chunk_signature_key', ['chunkId', 'signature'], { unique: true })
 @Index('kg_mentions_node_idx', ['nodeId', 'chunkId'])
+@Index('kg_mentions_node_page_idx', ['nodeId', 'pageId'])
 @Index('kg_mentions_signature_idx', ['signature'])
 export class KgMentionEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
@@ -27,6 +28,10 @@ export class KgMentionEntity {
   @ManyToOne(() => KgNodeEntity, { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'node_id', foreignKeyConstraintName: 'kg_mentions_node_id_fkey' })
   node?: KgNodeEntity;
+
+  /** The chunk's page, set by migration 0029's trigger from the chunk: an entity's pages are read from (node_id, page_id). */
+  @Column({ type: 'uuid', name: 'page_id', insert: false, update: false })
+  pageId: string;
 
   /** The words as the page wrote them. */
   @Column('text')

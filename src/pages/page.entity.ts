@@ -8,6 +8,10 @@ import type { PageFrontmatter } from './markdown/frontmatter.js';
 @Index('pages_updated_at_idx', ['updatedAt'])
 @Index('pages_cluster_idx', ['cluster'])
 @Index('pages_tags_idx', { synchronize: false })
+// Migration 0028: trigram indexes of titles and aliases (search's "did you mean"); 0029: the trash's page ids.
+@Index('pages_title_trgm_idx', { synchronize: false })
+@Index('pages_aliases_trgm_idx', { synchronize: false })
+@Index('pages_trashed_idx', { synchronize: false })
 export class PageEntity {
   @PrimaryGeneratedColumn('uuid')
   id: string;

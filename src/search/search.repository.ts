@@ -304,18 +304,27 @@ export class SearchRepository {
     );
   }
 
-  /** Live pages whose title or an alias resembles the text (pg_trgm word similarity), most similar first. */
+  /**
+   * Live pages whose title or an alias resembles the text (pg_trgm word similarity), most similar first. The trigram
+   * indexes of migration 0028 find the candidates (`<%` under the threshold, set for this transaction only); each is
+   * then scored exactly, title and every alias apart.
+   */
   async similarTitles(text: string, limit: number, threshold = 0.45): Promise<(TitleSuggestion & { pageId: string })[]> {
-    return this.dataSource.query(
-      `SELECT id AS "pageId", slug, title, similarity::float8 AS similarity FROM (
-         SELECT p.id, p.slug, p.title,
-                greatest(word_similarity(lower($1), lower(p.title)),
-                         coalesce((SELECT max(word_similarity(lower($1), lower(a))) FROM unnest(p.aliases) a), 0)) AS similarity
-           FROM pages p WHERE p.deleted_at IS NULL) s
-        WHERE similarity >= $3
-        ORDER BY similarity DESC, title LIMIT $2`,
-      [text, limit, threshold],
-    );
+    return this.dataSource.transaction(async (db) => {
+      await db.query(`SELECT set_config('pg_trgm.word_similarity_threshold', $1, true)`, [String(threshold)]);
+      return db.query(
+        `SELECT id AS "pageId", slug, title, similarity::float8 AS similarity FROM (
+           SELECT p.id, p.slug, p.title,
+                  greatest(word_similarity(lower($1), lower(p.title)),
+                           coalesce((SELECT max(word_similarity(lower($1), lower(a))) FROM unnest(p.aliases) a), 0)) AS similarity
+             FROM pages p
+            WHERE p.deleted_at IS NULL
+              AND (lower($1) <% lower(p.title) OR (cardinality(p.aliases) > 0 AND lower($1) <% kurate_aliases_text(p.aliases)))) s
+          WHERE similarity >= $3
+          ORDER BY similarity DESC, title LIMIT $2`,
+        [text, limit, threshold],
+      );
+    });
   }
 
   /** Live pages whose title starts with, or contains, the typed text: the search box's suggestions. */

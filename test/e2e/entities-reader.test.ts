@@ -148,6 +148,35 @@ describe('reader entity pages', () => {
     expect((await reader.get(`/api/entities/${ids.zeiss}?sort=x`).expect(400)).body.message).toMatch(/sort should not exist/);
   });
 
+  it('pages through the pages of an entity many pages mention: most mentions first, then by title, none twice, none in the trash', async () => {
+    const hub = await kg.node({ name: 'Lighthouse Keeper', type: 'person' });
+    // 26 pages with 1–3 mentioning chunks each; titles of mixed case, many counts tied, so both orders matter.
+    const made: { slug: string; title: string; mentions: number }[] = [];
+    for (let i = 0; i < 26; i++) {
+      const title = `${i % 2 ? 'keeper' : 'Keeper'} log ${String.fromCharCode(97 + ((i * 7) % 26))}`;
+      const passage = await kg.passage(title, 'The Lighthouse Keeper lit the lamp.');
+      const mentions = 1 + (i % 5 === 0 ? 2 : i % 3 === 0 ? 1 : 0);
+      await kg.mention(passage.chunkId, 'keeper', 'Lighthouse Keeper', hub);
+      for (let extra = 1; extra < mentions; extra++) {
+        await kg.mention(await kg.chunk(passage.pageId, 'Again the Lighthouse Keeper.'), 'keeper', 'Lighthouse Keeper', hub);
+      }
+      made.push({ slug: passage.slug, title, mentions });
+    }
+    // One of them goes to the trash: it is neither listed nor counted.
+    const trashed = made.splice(4, 1)[0];
+    await admin.delete(`/api/pages/${trashed.slug}`).expect(204);
+    const expected = [...made].sort((a, b) => b.mentions - a.mentions || a.title.toLowerCase().localeCompare(b.title.toLowerCase()) || a.slug.localeCompare(b.slug));
+
+    const first = (await reader.get(`/api/entities/${hub}`).expect(200)).body as EntityJson;
+    const second = (await reader.get(`/api/entities/${hub}?page=2`).expect(200)).body as EntityJson;
+    expect(first.pages).toMatchObject({ total: 25, page: 1, perPage: 20 });
+    expect(second.pages).toMatchObject({ total: 25, page: 2 });
+    expect([...first.pages.items, ...second.pages.items].map((p) => [p.slug, p.mentions])).toEqual(expected.map((p) => [p.slug, p.mentions]));
+    expect(first.pages.items[0].quote.match).toBe('Lighthouse Keeper');
+    // Past the end: the last page.
+    expect(((await reader.get(`/api/entities/${hub}?page=7`).expect(200)).body as EntityJson).pages).toMatchObject({ page: 2, total: 25 });
+  });
+
   it('lets anonymous visitors read it exactly when they may read pages (KURATE_PUBLIC_READ on, the default)', async () => {
     const page = await t.http.get(`/page/${slugs.lens}`).set(HTML);
     const entity = await t.http.get(`/entities/${ids.zeiss}`).set(HTML);

@@ -20,7 +20,7 @@ describe('database schema', () => {
     const rows: { indexname: string }[] = await t.dataSource.query(
       `SELECT indexname FROM pg_indexes WHERE schemaname = 'public' AND indexdef LIKE '%USING gin%' ORDER BY indexname`,
     );
-    expect(rows.map((r) => r.indexname)).toEqual(['kg_content_chunks_search_idx', 'pages_link_keys_idx', 'pages_tags_idx']);
+    expect(rows.map((r) => r.indexname)).toEqual(['kg_content_chunks_search_idx', 'pages_aliases_trgm_idx', 'pages_link_keys_idx', 'pages_tags_idx', 'pages_title_trgm_idx']);
   });
 
   it('has the search indexes: term statistics in impact order, and an HNSW index for the embedder made at start', async () => {
@@ -44,6 +44,24 @@ describe('database schema', () => {
     expect(await terms()).toBeGreaterThan(4);
     await t.dataSource.query('DELETE FROM pages WHERE id = $1', [created.body.id]);
     expect(await terms()).toBe(0);
+  });
+
+  it("gives every mention its chunk's page, whatever a writer sends (migration 0029)", async () => {
+    const author = await t.as('author');
+    const [a, b] = await Promise.all(['Mention Home', 'Mention Elsewhere'].map(async (title) => (await author.post('/api/pages').send({ title, body: 'Text.' }).expect(201)).body.id as string));
+    const chunkOf = async (pageId: string) => (await t.dataSource.query(
+      `INSERT INTO kg_content_chunks (page_id, position, heading_path, text, content_hash) VALUES ($1, 0, '{}', 'Text.', md5('Text.')) RETURNING id`, [pageId],
+    ))[0].id as string;
+    const [chunkA, chunkB] = [await chunkOf(a), await chunkOf(b)];
+    const [{ id }] = await t.dataSource.query(
+      `INSERT INTO kg_mentions (chunk_id, signature, surface, page_id) VALUES ($1, 'x', 'Text', $2) RETURNING id`, [chunkA, b],
+    );
+    const pageOf = async () => (await t.dataSource.query('SELECT page_id FROM kg_mentions WHERE id = $1', [id]))[0].page_id;
+    expect(await pageOf()).toBe(a);
+    await t.dataSource.query('UPDATE kg_mentions SET page_id = $2 WHERE id = $1', [id, b]);
+    expect(await pageOf()).toBe(a);
+    await t.dataSource.query('UPDATE kg_mentions SET chunk_id = $2 WHERE id = $1', [id, chunkB]);
+    expect(await pageOf()).toBe(b);
   });
 
   it('rewrites only the search-term rows of the words an edit changed, and ends with the rows a fresh page would have', async () => {

@@ -89,6 +89,13 @@ describe('search ranking (BM25-like, in PostgreSQL)', () => {
     expect(page.text).toMatch(/Did you mean <a href="\/page\/graph-view">/);
   });
 
+  it('finds a typo of any alias of a page, and never a trashed page', async () => {
+    await author.post('/api/pages').send({ title: 'Zeta Station', body: '---\naliases: [Orbital Depot, Skyharbor Terminal]\n---\nA place.' }).expect(201);
+    expect(slugs((await search('skyharbour terminl').expect(200)).body)).toEqual(['zeta-station']);
+    await author.delete('/api/pages/zeta-station').expect(204);
+    expect((await search('skyharbour terminl').expect(200)).body).toMatchObject({ hits: [], didYouMean: [] });
+  });
+
   it('keeps the term statistics in the page write: an edit, the trash and a restore change what is found and N', async () => {
     const stats = async () => (await t.dataSource.query(`SELECT (SELECT count(*) FROM page_search_stats)::int AS n, (SELECT count(*) FROM page_search_terms WHERE lexeme = 'quokka')::int AS df`))[0];
     const before = await stats();
