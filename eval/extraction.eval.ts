@@ -2,7 +2,7 @@
 // the Dendron docs, vendored in test/fixtures/), through the whole application (import, inclusion policy, extraction
 // jobs, the pending queue), judged against each corpus's judged set (test/fixtures/extraction-judged/<corpus>.json,
 // rubric in docs/extraction-judging.md). Per corpus it prints precision, approvable yield per page, file names, twins,
-// typed relations, calibration and review time, and fails when a precision falls more than 0.05 below the corpus's
+// typed relations, calibration and review time, and fails when a precision (or the entities' strict precision) falls more than 0.05 below the corpus's
 // floor (eval/extraction-floor.json) or a file name is proposed. A judged set may hold a random sample of the queue
 // (its `sample`): precision is then over the sampled proposals, and the report says how many of the run's proposals
 // were outside the judged set.
@@ -28,6 +28,8 @@ const SECONDS_PER_PROPOSAL = 3;
 interface Floor {
   entityPrecision: number;
   relationPrecision: number;
+  /** Entities approvable as proposed, with no edit (absent: not held). */
+  entityStrictPrecision?: number;
 }
 
 interface Floors {
@@ -138,6 +140,9 @@ for (const corpus of corpora()) {
       expect(floor, `eval/extraction-floor.json has no floor for ${corpus.name}`).toBeDefined();
       expect(e.precision, 'entity precision fell more than the allowed drop below its floor').toBeGreaterThanOrEqual(floor.entityPrecision - floors.allowedDrop);
       expect(r.precision, 'relation precision fell more than the allowed drop below its floor').toBeGreaterThanOrEqual(floor.relationPrecision - floors.allowedDrop);
+      if (floor.entityStrictPrecision !== undefined) {
+        expect(e.strictPrecision, 'entity strict precision (approvable as proposed) fell more than the allowed drop below its floor').toBeGreaterThanOrEqual(floor.entityStrictPrecision - floors.allowedDrop);
+      }
       expect(fileNames).toEqual([]);
     });
   });

