@@ -85,13 +85,24 @@ describe('corpus statistics', () => {
     expect(counts.get('label')).toEqual({ lower: 1, capitalised: 0 });
   });
 
-  it('counts a page of 200,000 hostile characters in linear time (it runs in the save, on the web thread)', () => {
+  it('counts a page of hostile characters in linear time (it runs in the save, on the web thread)', () => {
     // A line of `[` took 24 s at 100,000 characters: each link pattern rescanned the rest of the line from every `[`.
-    const n = 200_000;
-    const started = process.cpuUsage();
-    for (const text of [`${'['.repeat(n)}]`, `${'[['.repeat(n / 2)}]]`, `${'!['.repeat(n / 2)}]`, `${'<'.repeat(n)}>`, `${'`'.repeat(n)}`, `${' '.repeat(n)}x`, '[a]('.repeat(n / 4)]) termCounts(text);
-    const used = process.cpuUsage(started);
-    expect((used.user + used.system) / 1000).toBeLessThan(2000);
+    // Timed at two lengths, the faster of two runs each, so that a busy machine (or another test's threads in this
+    // process) does not decide it: twice the text takes about twice the time when the work is linear, four times
+    // when it is quadratic (as the scan was).
+    const hostile = (n: number) => [`${'['.repeat(n)}]`, `${'[['.repeat(n / 2)}]]`, `${'!['.repeat(n / 2)}]`, `${'<'.repeat(n)}>`, `${'`'.repeat(n)}`, `${' '.repeat(n)}x`, '[a]('.repeat(n / 4)];
+    const timed = (texts: string[]) => {
+      let best = Infinity;
+      for (let run = 0; run < 2; run++) {
+        const started = performance.now();
+        for (const text of texts) termCounts(text);
+        best = Math.min(best, performance.now() - started);
+      }
+      return best;
+    };
+    const half = timed(hostile(50_000));
+    const whole = timed(hostile(100_000));
+    expect(whole).toBeLessThan(3 * half + 50);
     // Links, images, code and tags of ordinary length are still read around.
     const counts = termCounts('See [the Label](x.md), ![an Image](i.png), `Code Word` and <span class="Tag">Text</span> here.');
     expect(counts.get('label')).toEqual({ lower: 0, capitalised: 1 });
@@ -153,6 +164,11 @@ describe('typed relations from sentences', () => {
     ['Static site generators such as Jekyll work.', 'Static site generators', 'Jekyll', ['Jekyll', 'is_a', 'Static site generators']],
     ['Foam is built on VS Code.', 'Foam', 'VS Code', ['Foam', 'uses', 'VS Code']],
     ['Canvas contains cards.', 'Canvas', 'cards', ['cards', 'part_of', 'Canvas']],
+    ['Template variables that are automatically included in your templates.', 'Template variables', 'templates', ['Template variables', 'part_of', 'templates']],
+    ['Vaults live inside the workspace.', 'Vaults', 'workspace', ['Vaults', 'part_of', 'workspace']],
+    ['Snippets are templates that you can trigger.', 'Snippets', 'templates', ['Snippets', 'is_a', 'templates']],
+    ['Foam leverages VS Code.', 'Foam', 'VS Code', ['Foam', 'uses', 'VS Code']],
+    ['Lookup supports multiple vaults.', 'Lookup', 'vaults', ['Lookup', 'enables', 'vaults']],
   ])('%s', (sentence, a, b, [source, predicate, target]) => {
     expect(typedRelation(sentence, entity(a), entity(b))).toEqual({ source, predicate, target });
   });
@@ -160,6 +176,9 @@ describe('typed relations from sentences', () => {
   it('says nothing when the words between the names state nothing', () => {
     expect(typedRelation('Foam, VS Code and GitHub all work.', entity('Foam'), entity('GitHub'))).toBeNull();
     expect(typedRelation('Use Foam with GitHub.', entity('Foam'), entity('GitHub'))).toBeNull();
+    // A negation is not stripped with the adverbs, and no pattern reads it.
+    expect(typedRelation('Foam does not require GitHub.', entity('Foam'), entity('GitHub'))).toBeNull();
+    expect(typedRelation('Foam rarely needs GitHub.', entity('Foam'), entity('GitHub'))).not.toBeNull();
   });
 
   it('reads "It …" and "This plugin …" on a page about a thing as that thing stating the relation', () => {

@@ -469,7 +469,9 @@ function seeAlsoRelations(request: ExtractionRequest, sentences: Sentence[], sco
  * relation-patterns.ts give the relation from the page's entity to the other name (never `related_to`: a pronoun
  * alone says nothing of a relation).
  */
-const SUBJECT_PRONOUN = /^(?:this (?:feature|plugin|extension|command|tool|panel|view|setting|option|page|note|template|integration|package|library|service|format|workflow|function)|it|this)\s+(?=\p{Ll})/iu;
+// `This page` and `This note` are not among them: they name the document (an example note, the page as a file), not
+// the thing the page is about (`This note actually has a frontmatter tag set`, on the page about tags).
+const SUBJECT_PRONOUN = /^(?:this (?:feature|plugin|extension|command|tool|panel|view|setting|option|template|integration|package|library|service|format|workflow|function)|it|this)\s+(?=\p{Ll})/iu;
 
 function subjectRelations(
   request: ExtractionRequest,

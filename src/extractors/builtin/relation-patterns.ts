@@ -24,7 +24,10 @@ const CONNECTORS: [RegExp, Predicate, Direction][] = [
   [/^(?:implements?|(?:is|are) an? implementation of)(?: the| an?)?$/u, 'implements', 'forward'],
   [/^(?:(?:is|are|was|were) )?(?:created|developed|written|made|built|maintained|designed|founded|published) by(?: the)?$/u, 'created_by', 'forward'],
   [/^(?:describes?|documents?|explains?)(?: the| an?| how to use)?$/u, 'describes', 'forward'],
+  [/^(?:(?:is|are|lives?|sits?|(?:is|are) stored) )?(?:inside|within)(?: of)?(?: the| an?)?$/u, 'part_of', 'forward'],
+  [/^(?:leverages?|builds? upon)(?: the| an?)?$/u, 'uses', 'forward'],
   [/^(?:(?:is|are) (?:an?|the)(?: [\p{L}-]+){0,2})$/u, 'is_a', 'forward'],
+  [/^are$/u, 'is_a', 'forward'],
   [/^(?:such as|like|e\.?g\.?|including)$/u, 'is_a', 'backward'],
 ];
 const MAX_CONNECTOR_WORDS = 8;
@@ -44,11 +47,25 @@ export function typedRelation(sentence: string, a: ExtractedEntity, b: Extracted
     .replace(/\s+/g, ' ')
     .trim();
   if (between === '' || between.split(' ').length > MAX_CONNECTOR_WORDS || /[.;:!?()]/.test(between)) return null;
+  const connector = plainConnector(between);
   for (const [pattern, predicate, direction] of CONNECTORS) {
-    if (!pattern.test(between)) continue;
+    if (!pattern.test(connector)) continue;
     return direction === 'forward' ? { source: x.name, predicate, target: y.name } : { source: y.name, predicate, target: x.name };
   }
   return null;
+}
+
+/**
+ * The connector without what does not change its predicate: a relative pronoun before it (`that are included in`),
+ * adverbs in it (`automatically`, `usually`), and a possessive or quantifier before the second name, read as `the`
+ * (`in your`, `supports multiple`). A negation stays, and no pattern reads one.
+ */
+function plainConnector(between: string): string {
+  return between
+    .replace(/^(?:that|which|who) /, '')
+    .replace(/(?:^| )\p{L}{3,}ly(?= |$)/gu, '')
+    .replace(/ (?:your|its|their|our|my|his|her|this|these|those|multiple|many|several|all|any|each|every)$/, ' the')
+    .trim();
 }
 
 function firstOccurrence(text: string, entity: ExtractedEntity): { start: number; end: number } | null {
