@@ -89,8 +89,7 @@ export class SearchNamesRepository {
                AND (e.origin <> 'extracted' OR coalesce(s.shown, false)
                     OR (e.kind = 'co_mention' AND EXISTS (
                           SELECT 1 FROM kg_mentions ms JOIN kg_mentions mt ON mt.chunk_id = ms.chunk_id AND mt.node_id = e.target_node_id
-                            JOIN kg_content_chunks c ON c.id = ms.chunk_id
-                           WHERE ms.node_id = e.source_node_id AND NOT EXISTS (SELECT 1 FROM kg_excluded_pages x WHERE x.page_id = c.page_id)))
+                           WHERE ms.node_id = e.source_node_id AND NOT EXISTS (SELECT 1 FROM kg_excluded_pages x WHERE x.page_id = ms.page_id)))
                     OR (s.edge_id IS NULL AND NOT (e.kind = 'co_mention' AND EXISTS (
                           SELECT 1 FROM kg_mentions ms JOIN kg_mentions mt ON mt.chunk_id = ms.chunk_id AND mt.node_id = e.target_node_id
                            WHERE ms.node_id = e.source_node_id))))) AS visible
@@ -101,7 +100,7 @@ export class SearchNamesRepository {
 
   /**
    * The words of the sentences that mention each entity on pages other than its home (kg_mentions.context, written by
-   * migration 0020's trigger), summed per home page and word, each other page counting a word at most
+   * migration 0020's trigger; the mention's page is its own column since migration 0029, so no chunk is read), summed per home page and word, each other page counting a word at most
    * `maxPerSource` times. `homes` pairs entity ids with the pages bearing their names, and whether the entity is
    * visible; the visible count leaves out invisible entities and pages excluded from the knowledge graph.
    */
@@ -113,11 +112,10 @@ export class SearchNamesRepository {
               SELECT DISTINCT h.node_id::bigint AS node_id, h.page_id::uuid AS page_id, h.visible FROM unnest($1::text[], $2::text[], $3::boolean[]) AS h(node_id, page_id, visible)),
             per_source AS (
               SELECT h.page_id, u.lexeme, least($4::int, sum(coalesce(array_length(u.positions, 1), 1)))::int AS count,
-                     bool_or(h.visible) AND NOT EXISTS (SELECT 1 FROM kg_excluded_pages e WHERE e.page_id = c.page_id) AS visible
-                FROM homes h JOIN kg_mentions m ON m.node_id = h.node_id
-                JOIN kg_content_chunks c ON c.id = m.chunk_id AND c.page_id <> h.page_id
+                     bool_or(h.visible) AND NOT EXISTS (SELECT 1 FROM kg_excluded_pages e WHERE e.page_id = m.page_id) AS visible
+                FROM homes h JOIN kg_mentions m ON m.node_id = h.node_id AND m.page_id <> h.page_id
                CROSS JOIN LATERAL unnest(m.context) AS u
-               GROUP BY h.page_id, c.page_id, u.lexeme)
+               GROUP BY h.page_id, m.page_id, u.lexeme)
        SELECT page_id::text AS "pageId", lexeme, sum(count)::int AS count, (coalesce(sum(count) FILTER (WHERE visible), 0))::int AS "visibleCount"
          FROM per_source GROUP BY page_id, lexeme`,
       [homes.map((h) => h.nodeId), homes.map((h) => h.pageId), homes.map((h) => h.visible), maxPerSource],
