@@ -124,11 +124,13 @@ describe('a page too large to render quickly does not stall the server', () => {
     const [p95, longest] = [sorted[Math.floor(sorted.length * 0.95)], sorted[sorted.length - 1]];
     console.log(`render threads: the worst pages took ${Math.round(workMs)} ms; /health answered ${latencies.length} times, p95 ${Math.round(p95)} ms, the slowest in ${Math.round(longest)} ms`);
     // The work takes seconds; /health kept answering all along. The aim is 100 ms; the bounds leave room for a CI
-    // machine whose two cores also run other test files (on the main thread the slowest is the whole render: below).
+    // machine whose two cores also run other test files (on the main thread the slowest is the whole render: below,
+    // 3.4-3.7 s for the table alone). The slowest single ping is bounded at 1 s: one ping of a busy CI run waited
+    // 526 ms (a pause of the process, not a render), while a render on the main thread holds a ping for seconds.
     expect(workMs).toBeGreaterThan(1000);
     expect(latencies.length).toBeGreaterThan(workMs / 250);
     expect(p95).toBeLessThan(150);
-    expect(longest).toBeLessThan(500);
+    expect(longest).toBeLessThan(1000);
   });
 
   it('keeps /health answering while it saves them: their links and files are read in the render thread', () => {
