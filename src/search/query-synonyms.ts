@@ -2,6 +2,7 @@
 // tagger reads them in context (`notes` is a noun in "unlinked notes", a verb in "she notes"). Names (proper nouns),
 // numbers and function words never are.
 import { tagSentences } from '../extractors/builtin/pos-tagger.js';
+import { isEnglishWord } from '../common/wordnet.js';
 import type { PartOfSpeech } from './wordnet-synonyms.js';
 
 export function querySynonymCandidates(query: string): { word: string; pos: PartOfSpeech }[] {
@@ -13,4 +14,27 @@ export function querySynonymCandidates(query: string): { word: string; pos: Part
     if (pos) out.push({ word: term.text.toLowerCase(), pos });
   }
   return out;
+}
+
+/** A word shorter than this is never read as two. */
+const MIN_COMPOUND_LENGTH = 7;
+const MIN_PART_LENGTH = 3;
+
+/**
+ * The two words of the language a closed compound is made of, when the word itself is not one (WordNet 3.1 lists
+ * neither it nor its base forms): `hashtags` → `hash tags`, `mindmap` → `mind map`. Of the splits whose parts are both
+ * words (at least three letters each), the most even one; null when there is none (`transclusion`, `unlinked`), or
+ * when the word is one of the language (`therapist` is never `the rapist`). Search looks for the parts as it looks for
+ * a synonym: only while the word itself is in no page.
+ */
+export function compoundParts(word: string): [string, string] | null {
+  const lower = word.toLowerCase();
+  if (lower.length < MIN_COMPOUND_LENGTH || !/^\p{Ll}+$/u.test(lower) || isEnglishWord(lower)) return null;
+  let best: [string, string] | null = null;
+  for (let at = MIN_PART_LENGTH; at <= lower.length - MIN_PART_LENGTH; at++) {
+    const [head, tail] = [lower.slice(0, at), lower.slice(at)];
+    if (!isEnglishWord(head) || !isEnglishWord(tail)) continue;
+    if (!best || Math.min(head.length, tail.length) > Math.min(best[0].length, best[1].length)) best = [head, tail];
+  }
+  return best;
 }

@@ -16,7 +16,7 @@ import { SearchNamesService, type SearchKnowledge } from './search-names.service
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type QueryExpansion, type SearchFilters } from './search.repository.js';
-import { querySynonymCandidates } from './query-synonyms.js';
+import { compoundParts, querySynonymCandidates } from './query-synonyms.js';
 import { WordNetSynonyms } from './wordnet-synonyms.js';
 import { cachedSnippet, keepSnippet, snippetSource, snippetWindow } from './snippets.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -218,9 +218,15 @@ export class SearchService implements OnApplicationBootstrap {
   private async synonymExpansions(readerWords: readonly string[], options: SearchOptions): Promise<QueryExpansion[]> {
     const weight = options.synonymWeight ?? this.config.synonymWeight;
     if (weight <= 0) return [];
-    const found = await this.wordnet.synonymsOf(querySynonymCandidates(readerWords.join(' ')));
+    const candidates = querySynonymCandidates(readerWords.join(' '));
+    const found = await this.wordnet.synonymsOf(candidates);
     const pages = options.synonymRarePages ?? this.config.synonymRarePages;
-    return [...found].map(([word, synonyms]) => ({ words: synonyms.join(' '), weight, whenRare: { word, pages } }));
+    // A closed compound the language does not list is read as its two words the same way (`hashtags` → `hash tags`).
+    const compounds = [...new Set(candidates.map((c) => c.word))].flatMap((word) => {
+      const parts = found.has(word) ? null : compoundParts(word);
+      return parts ? [{ words: parts.join(' '), weight, whenRare: { word, pages } }] : [];
+    });
+    return [...[...found].map(([word, synonyms]) => ({ words: synonyms.join(' '), weight, whenRare: { word, pages } })), ...compounds];
   }
 
   /** The HNSW index for the embedder's model, as soon as its size is known (configured, or from stored vectors). */

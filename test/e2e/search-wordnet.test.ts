@@ -12,6 +12,7 @@ const PAGES = [
   { path: 'images.md', title: 'Images', body: 'Paste an image from the clipboard and it is saved beside the note.' },
   { path: 'picture-frames.md', title: 'Picture frames', body: 'A picture frame is a decoration around a picture; pictures and pictures again.' },
   { path: 'calendar.md', title: 'Calendar', body: 'The calendar lists dates.' },
+  { path: 'tags.md', title: 'Tags', body: 'Label a note with tags; the tag pane lists them.' },
 ];
 
 /**
@@ -49,6 +50,15 @@ describe('search: WordNet synonyms of the reader’s rare words', () => {
     const found = await search(reader, 'picture');
     expect(found.hits[0]?.slug).toBe('picture-frames');
     expect(found.hits.map((h) => h.slug)).not.toContain('images');
+  });
+
+  it('reads a closed compound the wiki never writes as its two words: "hashtags" finds the page about tags', async () => {
+    const found = await search(reader, 'hashtags');
+    expect(found.hits[0]?.slug).toBe('tags');
+    expect(found.hits[0].explain!.terms.map((t) => t.term)).toContain('tags');
+    expect((await search(readerOff, 'hashtags')).hits).toEqual([]);
+    // A word of the language is never split (`therapist` is not `the rapist`), nor one the wiki uses.
+    expect((await search(reader, 'calendars')).hits.map((h) => h.slug)).toEqual(['calendar', 'journal']);
   });
 
   it('names, numbers and stopwords are never widened, and odd input stays a 200 or a clear 400', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { querySynonymCandidates } from '../../src/search/query-synonyms.js';
+import { compoundParts, querySynonymCandidates } from '../../src/search/query-synonyms.js';
 import { baseForms } from '../../src/common/wordnet.js';
 import { WordNetSynonyms } from '../../src/search/wordnet-synonyms.js';
 
@@ -76,5 +76,19 @@ describe('which query words a synonym may stand in for', () => {
   it('has nothing for an empty query or one of symbols and numbers', () => {
     expect(querySynonymCandidates('   ')).toEqual([]);
     expect(querySynonymCandidates('-- 42 % #')).toEqual([]);
+  });
+});
+
+describe('closed compounds the language does not list', () => {
+  it.each([
+    ['hashtags', ['hash', 'tags']],
+    ['mindmap', ['mind', 'map']],
+    ['livepreview', ['live', 'preview']],
+  ])('reads %s as two words', (word, parts) => {
+    expect(compoundParts(word)).toEqual(parts);
+  });
+
+  it.each(['therapist', 'notebook', 'keyboard', 'transclusion', 'unlinked', 'wikilinks', 'short', 'Hashtags2', 'hash-tags'])('leaves %s whole', (word) => {
+    expect(compoundParts(word)).toBeNull();
   });
 });
