@@ -17,6 +17,7 @@ import { SearchGraphRepository, type EntityName } from './search-graph.repositor
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type QueryExpansion, type SearchFilters } from './search.repository.js';
 import { compoundParts, querySynonymCandidates } from './query-synonyms.js';
+import { loadEnglishWords } from '../common/wordnet.js';
 import { WordNetSynonyms } from './wordnet-synonyms.js';
 import { cachedSnippet, keepSnippet, snippetSource, snippetWindow } from './snippets.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -229,8 +230,13 @@ export class SearchService implements OnApplicationBootstrap {
     return [...[...found].map(([word, synonyms]) => ({ words: synonyms.join(' '), weight, whenRare: { word, pages } })), ...compounds];
   }
 
-  /** The HNSW index for the embedder's model, as soon as its size is known (configured, or from stored vectors). */
+  /**
+   * At start: the word list closed compounds are split by (query-synonyms.ts), read before the server listens rather
+   * than in the first search that needs it (0.1 s of the event loop); and the HNSW index for the embedder's model, as
+   * soon as its size is known (configured, or from stored vectors).
+   */
   async onApplicationBootstrap(): Promise<void> {
+    if (this.config.synonymWeight > 0) loadEnglishWords();
     const dims = this.embedder.dimensions || (await this.vectors.storedDimensions(this.embedder.model));
     if (dims) await this.ensureVectorIndex(this.embedder.model, dims);
   }
