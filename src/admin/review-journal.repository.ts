@@ -24,6 +24,20 @@ const PRIMARY_KEYS: Record<JournaledTable, [string, 'bigint' | 'text'][]> = {
   kg_mentions: [['id', 'bigint']],
 };
 
+/**
+ * Columns that triggers derive from the row's other columns (a mention's sentence words, migration 0020, and its page,
+ * 0029). Undo compares rows without them: an image journaled before such a column existed lacks it, and the row then
+ * differs only in what it can always recompute. Restoring an image sets the row's other columns, and the triggers
+ * derive these again.
+ */
+const DERIVED_COLUMNS: Partial<Record<JournaledTable, string[]>> = {
+  kg_mentions: ['context', 'page_id'],
+};
+
+/** The row image `image` (SQL of a jsonb) without the table's derived columns. */
+const withoutDerived = (table: JournaledTable, image: string) =>
+  DERIVED_COLUMNS[table] ? `(${image} - '{${DERIVED_COLUMNS[table]!.join(',')}}'::text[])` : image;
+
 const keyObject = (table: JournaledTable, alias = 't') =>
   `jsonb_build_object(${PRIMARY_KEYS[table].map(([c]) => `'${c}', ${alias}.${c}`).join(', ')})`;
 /** SQL that matches row `t` of `table` to journal row `j`, usable by an index on the table's key. */
@@ -174,8 +188,8 @@ export class ReviewJournalRepository {
   }
 
   /**
-   * The touched rows that are no longer as the action left them (at most `limit`). A mention whose chunk is gone
-   * (its page was edited since) is not a conflict: it cannot come back, and the rest can.
+   * The touched rows that are no longer as the action left them (at most `limit`), derived columns aside. A mention
+   * whose chunk is gone (its page was edited since) is not a conflict: it cannot come back, and the rest can.
    */
   async conflicts(actionId: string, tx: EntityManager, limit = 20): Promise<JournalConflict[]> {
     const found: JournalConflict[] = [];
@@ -187,7 +201,7 @@ export class ReviewJournalRepository {
       const rows: { row_key: Record<string, unknown> }[] = await tx.query(
         `SELECT j.row_key FROM kg_review_journal j LEFT JOIN ${table} t ON ${keyJoin(table)}
           WHERE j.action_id = $1 AND j.table_name = '${table}'
-            AND (CASE WHEN t.${first} IS NULL THEN NULL ELSE to_jsonb(t) END) IS DISTINCT FROM j.after ${goneChunk}
+            AND (CASE WHEN t.${first} IS NULL THEN NULL ELSE ${withoutDerived(table, 'to_jsonb(t)')} END) IS DISTINCT FROM ${withoutDerived(table, 'j.after')} ${goneChunk}
           LIMIT $2`,
         [actionId, limit - found.length],
       );

@@ -9,7 +9,8 @@ const BASE = '/admin/knowledge-graph';
 /**
  * Migration 0029 on a wiki that has approved knowledge: every mention gets its chunk's page, and the review journal's
  * images of mentions get it too, so an action recorded before the migration can still be undone (the undo compares
- * each row with the image the action left, and a column the image lacks would read as a later change).
+ * each row with the image the action left). Undo also leaves the derived columns out of that comparison, so an image
+ * journaled before a derived column existed (0020's context) does not read as a later change either.
  */
 describe('migration 0029: mentions carry their page, and undo works across it', () => {
   let t: TestApp;
@@ -49,5 +50,23 @@ describe('migration 0029: mentions carry their page, and undo works across it', 
     await admin.post(`${BASE}/audit/${actionId}/undo`).send({}).expect(200);
     expect(await kg.count('kg_nodes', 'id = $1', [nodeId])).toBe(0);
     expect(await q(`SELECT node_id FROM kg_mentions WHERE page_id = $1`, [pageId])).toEqual([{ node_id: null }]);
+  });
+
+  it('undoes an approval journaled before mentions had derived columns at all (their images lack context and page)', async () => {
+    const passage = await kg.passage('Beacons', 'The Argand lamp burns oil.');
+    const proposal = await kg.nodeProposal({ name: 'Argand lamp', type: 'technology', support: [{ ...passage, quote: 'Argand lamp' }] });
+    const approved = await admin.post(`${BASE}/proposals/${proposal}/approve`).send({}).expect(200);
+    // As an action journaled before migration 0020 left them: the images have neither column.
+    await q(
+      `UPDATE kg_review_journal SET before = before - '{context,page_id}'::text[], after = after - '{context,page_id}'::text[]
+        WHERE action_id = $1 AND table_name = 'kg_mentions'`,
+      [approved.body.actionId],
+    );
+    await admin.post(`${BASE}/audit/${approved.body.actionId}/undo`).send({}).expect(200);
+    const [mention] = await q<{ node_id: string | null; page_id: string; words: number }>(
+      `SELECT node_id, page_id, length(context) AS words FROM kg_mentions WHERE page_id = $1`, [passage.pageId],
+    );
+    expect(mention).toEqual({ node_id: null, page_id: passage.pageId, words: expect.any(Number) });
+    expect(mention.words).toBeGreaterThan(0);
   });
 });
