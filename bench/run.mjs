@@ -72,8 +72,8 @@ if (opt.help) {
   --mixed-rounds N     rounds of the mixed load (default: --rounds); each round runs it with and without extraction
   --skip-postgres      only the embedded database (also: --embedded)
   --skip-embedded      only real PostgreSQL
-  --profile            CPU-profile the server during the import, the first measured page-view round and the first
-                       round of saves, and print a summary (nothing is appended to RESULTS.md: the profiler slows
+  --profile            CPU-profile the server during the import, the first measured page-view round (anonymous and
+                       logged in) and the first round of saves, and print a summary (nothing is appended to RESULTS.md: the profiler slows
                        the server)
   --no-write           do not append to bench/RESULTS.md
   --import-via WAY     auto (default: bin/kurate when it and dist/cli/main.js exist, else the batch route),
@@ -693,7 +693,10 @@ async function benchKind(kind, tmp, corpusDir) {
       result.sessionViews = [];
       result.sessionBare = [];
       for (let round = 1; round <= ROUNDS; round++) {
-        result.sessionViews.push(await load(base, paths, { label: `Kurate page views, logged in, round ${round}/${ROUNDS}`, cpuGroups: groups, headers: { cookie: kurate.auth.cookie } }));
+        result.sessionViews.push(await load(base, paths, {
+          label: `Kurate page views, logged in, round ${round}/${ROUNDS}`, cpuGroups: groups, headers: { cookie: kurate.auth.cookie },
+          profile: opt.profile && round === 1 ? kurate.profile : null,
+        }));
         result.sessionBare.push(await load(bareBase, paths, { label: `bare Express, round ${round}/${ROUNDS}`, cpuGroups: bareGroups }));
       }
       result.sessionRatios = result.sessionViews.map((v, i) => v.rps / result.sessionBare[i].rps);
@@ -906,6 +909,7 @@ async function main() {
     for (const r of results) {
       if (r.import.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, import\n\n\`\`\`\n${r.import.profileText}\`\`\`\n`);
       if (r.views?.[0]?.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, page views (round 1)\n\n\`\`\`\n${r.views[0].profileText}\`\`\`\n`);
+      if (r.sessionViews?.[0]?.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, logged-in page views (round 1)\n\n\`\`\`\n${r.sessionViews[0].profileText}\`\`\`\n`);
       for (const x of r.mixed?.runs ?? []) if (x.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, mixed load (round ${x.round}, saves into ${x.target}), the web process\n\n\`\`\`\n${x.profileText}\`\`\`\n`);
       if (r.saves?.[0]?.profileText) process.stdout.write(`\n### CPU profile, ${r.kind}, saves (round 1)\n\n\`\`\`\n${r.saves[0].profileText}\`\`\`\n`);
     }
