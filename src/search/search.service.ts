@@ -17,7 +17,7 @@ import { SearchGraphRepository, type EntityName } from './search-graph.repositor
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type QueryExpansion, type SearchFilters } from './search.repository.js';
 import { compoundParts, querySynonymCandidates } from './query-synonyms.js';
-import { loadEnglishWords } from '../common/wordnet.js';
+import { loadWordNetIndex } from '../common/wordnet.js';
 import { WordNetSynonyms } from './wordnet-synonyms.js';
 import { cachedSnippet, keepSnippet, snippetSource, snippetWindow } from './snippets.js';
 import { Metrics } from '../metrics/metrics.js';
@@ -236,7 +236,7 @@ export class SearchService implements OnApplicationBootstrap {
    * soon as its size is known (configured, or from stored vectors).
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.synonymWeight > 0) loadEnglishWords();
+    if (this.config.synonymWeight > 0) loadWordNetIndex();
     const dims = this.embedder.dimensions || (await this.vectors.storedDimensions(this.embedder.model));
     if (dims) await this.ensureVectorIndex(this.embedder.model, dims);
   }

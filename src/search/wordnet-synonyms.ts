@@ -2,15 +2,15 @@
 // lexical list's expansion: `diary` also finds `journal`, `memo` finds `note`. Only a word's most frequent sense
 // counts (WordNet lists a lemma's senses by how often they were tagged in its corpus), only single words, and only
 // for nouns, verbs and adjectives: a rarer sense (`note` as a musical tone) would bring in words the reader never
-// meant. The index files (7 MB) are read once, when the first query asks; a sense's synonyms are then read from the
-// data file at the byte offset the index names, and kept.
+// meant. The index is read once per process (src/common/wordnet.ts; a server reads it as it starts); a sense's
+// synonyms are then read from the data file at the byte offset the index names, and kept.
 import { Logger } from '@nestjs/common';
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { baseForms, wordNetDictionary } from '../common/wordnet.js';
+import { baseForms, wordNetDictionary, wordNetIndex, type WordNetPartOfSpeech } from '../common/wordnet.js';
 
-const PARTS_OF_SPEECH = ['noun', 'verb', 'adj'] as const;
-export type PartOfSpeech = (typeof PARTS_OF_SPEECH)[number];
+/** The parts of speech a synonym may be of (adverbs never are). */
+export type PartOfSpeech = Exclude<WordNetPartOfSpeech, 'adv'>;
 
 /** The longest line of a data file is under 20 KB (a synset with many pointers); its words come first. */
 const LINE_HEAD_BYTES = 2048;
@@ -110,23 +110,9 @@ export class WordNetSynonyms {
     return handle;
   }
 
-  /** Each lemma's most frequent sense per part of speech: `lemma pos synset_cnt p_cnt [ptr…] sense_cnt tagsense_cnt offset…`. */
+  /** The dictionary's index (src/common/wordnet.ts), shared with everything else in the process that reads it. */
   private loadIndex(): Promise<Map<string, number>> {
-    this.index ??= (async () => {
-      const index = new Map<string, number>();
-      for (const pos of PARTS_OF_SPEECH) {
-        const text = await readFile(path.join(this.dictionary, `index.${pos}`), 'utf8');
-        for (const line of text.split('\n')) {
-          if (line === '' || line.startsWith(' ')) continue;
-          const fields = line.split(' ');
-          const pointers = Number(fields[3]);
-          const first = fields[4 + pointers + 2];
-          if (!first || !Number.isInteger(pointers)) continue;
-          index.set(`${pos}:${fields[0]}`, Number(first));
-        }
-      }
-      return index;
-    })();
+    this.index ??= Promise.resolve().then(() => wordNetIndex(this.dictionary));
     return this.index;
   }
 }
