@@ -105,6 +105,8 @@ export class TransclusionService {
 
   private async refreshOne(id: string, slug: string, body: string, tx: EntityManager, done: Set<string>): Promise<void> {
     done.add(id);
+    // A body without `![[` embeds nothing, and its frontmatter need not be parsed to know it (most saves).
+    if (!body.includes('![[')) return;
     const markdown = markdownOf(body);
     const context = await this.context(slug, markdown, tx);
     if (!context && !markdown.includes('![[')) return;
