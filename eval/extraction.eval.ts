@@ -30,6 +30,8 @@ interface Floor {
   relationPrecision: number;
   /** Entities approvable as proposed, with no edit (absent: not held). */
   entityStrictPrecision?: number;
+  /** The share of kept relations (approvable or after an edit) whose predicate is not `related_to` (absent: not held). */
+  typedShareOfKeptRelations?: number;
 }
 
 interface Floors {
@@ -142,6 +144,9 @@ for (const corpus of corpora()) {
       expect(r.precision, 'relation precision fell more than the allowed drop below its floor').toBeGreaterThanOrEqual(floor.relationPrecision - floors.allowedDrop);
       if (floor.entityStrictPrecision !== undefined) {
         expect(e.strictPrecision, 'entity strict precision (approvable as proposed) fell more than the allowed drop below its floor').toBeGreaterThanOrEqual(floor.entityStrictPrecision - floors.allowedDrop);
+      }
+      if (floor.typedShareOfKeptRelations !== undefined) {
+        expect(report.typedShareOfKeptRelations, 'the share of kept relations with a typed predicate fell more than the allowed drop below its floor').toBeGreaterThanOrEqual(floor.typedShareOfKeptRelations - floors.allowedDrop);
       }
       expect(fileNames).toEqual([]);
     });

@@ -57,6 +57,11 @@ export interface ExtractionRequest {
    */
   linkTargetTypes?: Record<string, EntityType>;
   /**
+   * The place in the vault's hierarchy, relative to this page, of the pages this page links to (in any chunk), by title:
+   * `child` when it sits under this page (`tools/cli/list.md` under `tools/cli.md`, `a.b.c.md` under `a.b.md`), `parent` when this page sits under it.
+   */
+  linkTargetPlaces?: Record<string, 'parent' | 'child'>;
+  /**
    * Corpus statistics of words of this page, from the wiki's own pages (src/kg/term-stats.ts), by lower-cased word:
    * in how many pages it occurs, how often in running text in lower case (an ordinary word) and how often capitalised
    * inside a sentence (a name). `pages` is the number of pages the statistics cover.

@@ -36,12 +36,14 @@ export interface PageState extends PageForExtraction {
    * to a live page: a missing page or an attachment is no title.
    */
   linkTitles: Map<string, LinkedPage>;
+  /** The path the page was imported from, null for a page written in the wiki (src/kg/page-hierarchy.ts). */
+  vaultPath: string | null;
   /** The link keys whose links reached a stored file (attachments/ keeps `page_links.resolved_attachment_id`). */
   fileKeys: Set<string>;
 }
 
 type PageStateRow = PageForExtraction &
-  PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; anyNode: boolean; hasRecord: boolean; linkTitles: [string, LinkedPage][] | null; fileKeys: string[] | null };
+  PageExtractionRecord & { included: boolean; chunks: PageState['chunks'] | null; anyNode: boolean; hasRecord: boolean; linkTitles: [string, LinkedPage][] | null; vaultPath: string | null; fileKeys: string[] | null };
 
 /** A pending proposal's name as variants compare it: lower case, runs of `-`, `_` and spaces as one space. */
 const PROPOSAL_VARIANT = `lower(regexp_replace(p.name, '[-_[:space:]]+', ' ', 'g'))`;
@@ -50,6 +52,8 @@ export interface LinkedPage {
   title: string;
   cluster: string | null;
   type: string | null;
+  /** The path it was imported from (`pages.vault_path`), null for a page written in the wiki. */
+  path: string | null;
 }
 
 export interface PageExtractionRecord {
@@ -213,19 +217,20 @@ export class KgExtractionRepository {
               r.page_id IS NOT NULL AS "hasRecord", r.source_hash AS "sourceHash", r.page_content_hash AS "pageContentHash",
               r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel",
               (SELECT json_agg(json_build_array(l.target_key,
-                                                json_build_object('title', t.title, 'cluster', t.cluster, 'type', t.frontmatter->>'type')))
+                                                json_build_object('title', t.title, 'cluster', t.cluster, 'type', t.frontmatter->>'type', 'path', t.vault_path)))
                  FROM page_links l JOIN pages t ON t.id = l.resolved_page_id AND t.deleted_at IS NULL
-                WHERE l.from_page_id = p.id) AS "linkTitles",
+                WHERE l.from_page_id = p.id) AS "linkTitles", p.vault_path AS "vaultPath",
               (SELECT array_agg(l.target_key) FROM page_links l WHERE l.from_page_id = p.id AND l.resolved_attachment_id IS NOT NULL) AS "fileKeys"
          FROM pages p LEFT JOIN kg_page_extractions r ON r.page_id = p.id
         WHERE p.id = $1`,
       [pageId],
     );
     if (rows.length === 0) return null;
-    const { id, title, body, cluster, contentHash, deleted, included, chunks, anyNode, hasRecord, linkTitles, fileKeys, ...record } = rows[0];
+    const { id, title, body, cluster, contentHash, deleted, included, chunks, anyNode, hasRecord, linkTitles, vaultPath, fileKeys, ...record } = rows[0];
     return {
       id, title, body, cluster, contentHash, deleted, included, chunks: chunks ?? [], anyNode, record: hasRecord ? record : null,
       linkTitles: new Map(linkTitles ?? []),
+      vaultPath,
       fileKeys: new Set(fileKeys ?? []),
     };
   }
@@ -238,7 +243,7 @@ export class KgExtractionRepository {
    * began, so a read in the statement that waited for the lock would miss the rows the run before it committed
    * (and insert its chunks a second time). The commit need not wait for the disk (see extractionTransaction).
    */
-  async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record' | 'anyNode' | 'linkTitles' | 'fileKeys'> | null> {
+  async lockPage(pageId: string, tx: EntityManager): Promise<Omit<PageState, 'record' | 'anyNode' | 'linkTitles' | 'vaultPath' | 'fileKeys'> | null> {
     await preparedQuery(
       tx,
       `SELECT 1 FROM (SELECT pg_advisory_xact_lock(hashtextextended('kurate.kg.page:' || $1, 0)),
@@ -246,7 +251,7 @@ export class KgExtractionRepository {
         WHERE p.id = $1::uuid FOR SHARE OF p`,
       [pageId],
     );
-    const rows: Omit<PageStateRow, 'hasRecord' | 'anyNode' | 'linkTitles' | 'fileKeys' | keyof PageExtractionRecord>[] = await preparedQuery(
+    const rows: Omit<PageStateRow, 'hasRecord' | 'anyNode' | 'linkTitles' | 'vaultPath' | 'fileKeys' | keyof PageExtractionRecord>[] = await preparedQuery(
       tx,
       `SELECT p.id, p.title, p.body, p.cluster, p.content_hash AS "contentHash", p.deleted_at IS NOT NULL AS deleted,
               EXISTS (SELECT 1 FROM kg_visible_pages v WHERE v.id = p.id) AS included, ${STORED_CHUNKS_JSON} AS chunks

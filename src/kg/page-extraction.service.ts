@@ -18,6 +18,7 @@ import {
   KgExtractionRepository, type ChunkEmbeddingRow, type LinkedPage, type EdgeProposalRow, type MentionRow, type NewChunkRow, type NodeProposalRow,
   type PageForExtraction,
 } from './kg-extraction.repository.js';
+import { hierarchyPlace, type HierarchyPlace } from './page-hierarchy.js';
 import { chunkPage, type AnchoredChunk } from './page-chunks.js';
 import { termCounts, termForms } from './term-stats.js';
 import { calibrate, type CalibrationMap } from './calibration.js';
@@ -143,7 +144,7 @@ export class PageExtractionService {
   }
 
   /** One extraction call per new content hash, through the backend's limiter; all settle before an error is thrown. */
-  private async extractChunks(page: PageForExtraction & { anyNode: boolean; linkTitles: Map<string, LinkedPage>; fileKeys: Set<string> }, plan: ChunkPlan, markdown: string, signal?: AbortSignal) {
+  private async extractChunks(page: PageForExtraction & { anyNode: boolean; linkTitles: Map<string, LinkedPage>; vaultPath: string | null; fileKeys: Set<string> }, plan: ChunkPlan, markdown: string, signal?: AbortSignal) {
     const byHash = new Map<string, ExtractionResult>();
     const cacheKeys: string[] = [];
     let calls = 0;
@@ -165,7 +166,7 @@ export class PageExtractionService {
           byHash.set(hash, cached);
           return;
         }
-        const request: ExtractionRequest = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, ...linkTargetsOf(chunk.text, linkTitles, page.fileKeys), termStats };
+        const request: ExtractionRequest = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, ...linkTargetsOf(chunk.text, linkTitles, page.fileKeys, page.vaultPath), termStats };
         const result = await this.limiter.run(async () => {
           try {
             return await this.extractor.extract(request, signal);
@@ -481,20 +482,31 @@ function addSupport(support: { chunkId: string; pageId: string; quote: string; c
 }
 
 /**
- * The titles of the pages a chunk links to, with the entity type their frontmatter `type:` names, and apart, the
- * targets of links to pages not written yet. An embed or link of an attachment (`![[diagram.png]]`, `[[report.pdf]]`)
- * is neither: attachments are never entities, whether their extension says so or the link reached a stored file
- * (`fileKeys`, such as `[[LICENSE]]`).
+ * The titles of the pages a chunk links to, with the entity type their frontmatter `type:` names; the place in the
+ * vault's hierarchy, relative to this page (`pagePath`), of every page the page links to (a page under it, or the page
+ * it sits under; src/kg/page-hierarchy.ts); and apart, the targets of links to pages not written yet. An embed or link of an
+ * attachment (`![[diagram.png]]`, `[[report.pdf]]`) is neither: attachments are never entities, whether their
+ * extension says so or the link reached a stored file (`fileKeys`, such as `[[LICENSE]]`).
  */
 export function linkTargetsOf(
   chunkText: string,
   pages: Map<string, LinkedPage>,
   fileKeys: ReadonlySet<string> = new Set(),
-): { linkTargets: string[]; linkTargetTypes: Record<string, EntityType>; wantedTargets: string[] } {
+  pagePath: string | null = null,
+): { linkTargets: string[]; linkTargetTypes: Record<string, EntityType>; linkTargetPlaces: Record<string, HierarchyPlace>; wantedTargets: string[] } {
   const targets = new Set<string>();
   const wanted = new Set<string>();
   const types: Record<string, EntityType> = {};
-  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, wantedTargets: [] };
+  // Places over every page the page links to, not only this chunk's: whether the pages under it are mostly how-tos is
+  // the page's, not the chunk's, to say.
+  const places: Record<string, HierarchyPlace> = {};
+  if (pagePath) {
+    for (const page of pages.values()) {
+      const place = hierarchyPlace(pagePath, page.path);
+      if (place) places[page.title] = place;
+    }
+  }
+  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, linkTargetPlaces: places, wantedTargets: [] };
   for (const link of extractLinks(chunkText)) {
     const page = link.key ? pages.get(link.key) : undefined;
     if (!page) {
@@ -505,7 +517,7 @@ export function linkTargetsOf(
     const type = pageEntityType(page);
     if (type) types[page.title] = type;
   }
-  return { linkTargets: [...targets], linkTargetTypes: types, wantedTargets: [...wanted].filter((w) => !targets.has(w)) };
+  return { linkTargets: [...targets], linkTargetTypes: types, linkTargetPlaces: places, wantedTargets: [...wanted].filter((w) => !targets.has(w)) };
 }
 
 /**

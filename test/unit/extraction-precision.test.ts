@@ -38,6 +38,7 @@ describe('page titles', () => {
     ['Graph view', 'entity'], ['block-anchors', 'entity'], ['Share Sheet', 'entity'], ['Command palette', 'entity'], ['spell-checking', 'entity'],
     ['Material for MkDocs', 'entity'], ['Canvas', 'entity'],
     ['Getting Started', 'task'], ['Using Hierarchy Position', 'task'], ['Creating new notes', 'task'], ['Meeting Note', 'entity'],
+    ['Trait Examples', 'topic'], ['Note Reference Sample', 'topic'],
     ['Spell Checking', 'entity'], ['String Manipulation Functions', 'entity'],
   ])('%s names a %s', (title, kind) => {
     expect(titleKind(title)).toBe(kind);
@@ -194,6 +195,40 @@ describe('typed relations from sentences', () => {
   it('relates a page to what its See also links point at', () => {
     const result = extractBuiltin(request('See also [[Backlinks]] for the panel.', { pageTitle: 'Graph view', linkTargets: ['Backlinks'] }));
     expect(result.relations).toContainEqual(expect.objectContaining({ source: 'Graph view', predicate: 'related_to', target: 'Backlinks', signals: ['see-also'] }));
+  });
+});
+
+describe('typed relations from the vault\'s hierarchy', () => {
+  const templates = '## Kinds\n\n- [[Schema Template|dendron.topic.templates.schema]]: applied by a schema.\n- [[Template Helpers|dendron.topic.templates.helpers]]: built-in functions.\n\nSee [[Lookup]] to find notes.';
+
+  it('reads a link to a page under this one as a kind of it (its head noun) or a part of it', () => {
+    const result = extractBuiltin(request(templates, {
+      pageTitle: 'Templates', linkTargets: ['Schema Template', 'Template Helpers', 'Lookup'],
+      linkTargetPlaces: { 'Schema Template': 'child', 'Template Helpers': 'child' },
+    }));
+    expect(result.relations).toContainEqual(expect.objectContaining({ source: 'Schema Template', predicate: 'is_a', target: 'Templates', signals: ['hierarchy'] }));
+    expect(result.relations).toContainEqual(expect.objectContaining({ source: 'Template Helpers', predicate: 'part_of', target: 'Templates', signals: ['hierarchy'] }));
+    expect(result.relations.filter((r) => r.source === 'Lookup' || r.target === 'Lookup').map((r) => r.predicate)).toEqual(['related_to']);
+    expect(names(result)).toContain('Templates');
+    // Without the places, the same links relate nothing by hierarchy.
+    expect(extractBuiltin(request(templates, { pageTitle: 'Templates', linkTargets: ['Schema Template', 'Template Helpers', 'Lookup'] })).relations.filter((r) => r.signals?.includes('hierarchy'))).toEqual([]);
+  });
+
+  it('reads a link to the page this one sits under the other way round', () => {
+    const result = extractBuiltin(request('The `list` command of the [[Foam CLI]] lists notes.', { pageTitle: 'foam list', linkTargets: ['Foam CLI'], linkTargetPlaces: { 'Foam CLI': 'parent' } }));
+    expect(result.relations).toContainEqual(expect.objectContaining({ source: 'foam list', predicate: 'part_of', target: 'Foam CLI' }));
+  });
+
+  it('relates nothing under a page whose pages below are mostly how-tos, nor under a how-to or topic page', () => {
+    const recipes = '- [[web-clipper]]: clip pages.\n- [[add-images-to-notes]]\n- [[export-to-pdf]]';
+    const places = { 'web-clipper': 'child', 'add-images-to-notes': 'child', 'export-to-pdf': 'child' } as const;
+    expect(extractBuiltin(request(recipes, { pageTitle: 'recipes', linkTargets: ['web-clipper', 'add-images-to-notes', 'export-to-pdf'], linkTargetPlaces: places })).relations.filter((r) => r.signals?.includes('hierarchy'))).toEqual([]);
+    expect(extractBuiltin(request(templates, { pageTitle: 'Using templates', linkTargets: ['Schema Template'], linkTargetPlaces: { 'Schema Template': 'child' } })).relations.filter((r) => r.signals?.includes('hierarchy'))).toEqual([]);
+  });
+
+  it('replaces a related_to of the same pair', () => {
+    const result = extractBuiltin(request('See also [[Backlinks]] for the panel.', { pageTitle: 'Sidebar', linkTargets: ['Backlinks'], linkTargetPlaces: { Backlinks: 'child' } }));
+    expect(result.relations).toEqual([expect.objectContaining({ source: 'Backlinks', predicate: 'part_of', target: 'Sidebar' })]);
   });
 });
 

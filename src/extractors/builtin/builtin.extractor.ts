@@ -7,7 +7,7 @@ import { CODE_SPAN, HTML_TAG, IMAGE, LABELLED_WIKILINK, MARKUP_BOUNDS, WIKILINK 
 import { isAttachmentTarget } from '../attachments.js';
 import { sentenceRanges } from '../evidence-matcher.js';
 import { nameKey, validateExtraction } from '../extraction-validator.js';
-import { displayTitle, titleKind, variantKey } from './name-forms.js';
+import { displayTitle, singular, titleKind, variantKey } from './name-forms.js';
 import { lexiconTags, tagSentences, type TaggedTerm } from './pos-tagger.js';
 import { typedRelation } from './relation-patterns.js';
 import { normaliseEntityType } from '../vocabulary.js';
@@ -15,7 +15,7 @@ import { type EntityType, type ExtractedEntity, type ExtractedRelation, type Ext
 import { ExtractorError } from '../../llm-client/llm-errors.js';
 import { isEnglishWord } from '../../common/wordnet.js';
 
-export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v7';
+export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v8';
 
 /**
  * How much each piece of evidence says that a name is an entity worth proposing. They combine as independent
@@ -387,6 +387,13 @@ export function extractBuiltin(request: ExtractionRequest): {
   }
   relations.push(...seeAlsoRelations(request, sentences, scored, plainText));
   relations.push(...subjectRelations(request, sentences, scored, plainText, evidenceIn));
+  const placed = hierarchyRelations(request, sentences, scored, plainText);
+  if (placed.length > 0) {
+    // The hierarchy says how the two are related; a `related_to` of the same pair says less.
+    const pairs = new Set(placed.map((r) => pairKey(r.source, r.target)));
+    for (let i = relations.length - 1; i >= 0; i--) if (relations[i].predicate === 'related_to' && pairs.has(pairKey(relations[i].source, relations[i].target))) relations.splice(i, 1);
+    relations.push(...placed);
+  }
   relations.sort((x, y) => y.confidence - x.confidence || x.source.localeCompare(y.source, 'en') || x.target.localeCompare(y.target, 'en'));
   if (relations.length > MAX_RELATIONS) {
     dropped.push({ item: `${relations.length - MAX_RELATIONS} more co-occurrences`, reason: `only the ${MAX_RELATIONS} strongest relations of a chunk are kept` });
@@ -408,7 +415,7 @@ export function signalWeight(signal: string): { signal: string; weight: number |
   if (repeat) return { signal, weight: round(SIGNAL_WEIGHTS.repeat * Number(repeat[1])), meaning: `mentioned in ${Number(repeat[1])} more sentence${repeat[1] === '1' ? '' : 's'} (${SIGNAL_WEIGHTS.repeat} each)` };
   const meaning = SIGNAL_MEANINGS[signal];
   if (!meaning) return { signal, weight: null, meaning: 'recorded by the extractor' };
-  const weight = signal in SIGNAL_WEIGHTS ? SIGNAL_WEIGHTS[signal as keyof typeof SIGNAL_WEIGHTS] : signal === 'see-also' ? SEE_ALSO_CONFIDENCE : signal === 'sentence-pattern' ? 1.15 : null;
+  const weight = signal in SIGNAL_WEIGHTS ? SIGNAL_WEIGHTS[signal as keyof typeof SIGNAL_WEIGHTS] : signal === 'see-also' ? SEE_ALSO_CONFIDENCE : signal === 'hierarchy' ? HIERARCHY_CONFIDENCE : signal === 'sentence-pattern' ? 1.15 : null;
   return { signal, weight, meaning };
 }
 
@@ -424,6 +431,7 @@ const SIGNAL_MEANINGS: Record<string, string> = {
   nounPhrase: 'a noun phrase',
   'sentence-pattern': 'a sentence states the relation (× the weaker endpoint\'s confidence)',
   'see-also': 'a “See also” link',
+  hierarchy: 'links to a page under this one in the vault (or to the page this one is under)',
   [CO_OCCURRENCE]: 'the two share sentences far more often than chance',
 };
 const SEE_ALSO_HEADING = /^(?:see also|related(?: pages| notes| topics)?|further reading)$/i;
@@ -509,6 +517,66 @@ function subjectRelations(
     });
   }
   return relations;
+}
+
+const HIERARCHY_CONFIDENCE = 0.75;
+
+/** Two names as an unordered pair, variants alike. */
+function pairKey(a: string, b: string): string {
+  return [variantKey(a), variantKey(b)].sort().join('\u0000');
+}
+
+/**
+ * The vault's hierarchy as evidence (`request.linkTargetPlaces`, src/kg/page-hierarchy.ts): a page that links to a
+ * page under it, or to the page it sits under, relates the two by where they sit. The one under is a kind of the
+ * other when its name ends in the other's head noun (`Scratch Note` under `Special Notes`, `Wiki Link` under `Links`:
+ * is_a), else a part of it (`foam list` under `Foam CLI`, `Backlinks` under `Sidebar`: part_of). The sentence with the
+ * link is the evidence. Both titles must name things: a how-to or topic page is a page, not an entity.
+ */
+function hierarchyRelations(request: ExtractionRequest, sentences: Sentence[], scored: { entity: ExtractedEntity; sentences: number[] }[], text: string): ExtractedRelation[] {
+  const places = Object.entries(request.linkTargetPlaces ?? {});
+  if (places.length === 0 || request.pageTitle.trim() === '' || titleKind(request.pageTitle) !== 'entity') return [];
+  const pageName = displayTitle(request.pageTitle, text);
+  const pageKey = variantKey(pageName);
+  // A page whose pages below are mostly how-tos (`Recipes`: `add-images-to-notes`, `export-to-pdf`, …) is a list of
+  // guides: a page below it named like a thing (`web-clipper`) is a guide too, not a part of it.
+  const children = places.filter(([, place]) => place === 'child');
+  const guides = children.filter(([title]) => titleKind(title) === 'task').length > 0 && children.filter(([title]) => titleKind(title) === 'task').length * 2 >= children.length;
+  const relations: ExtractedRelation[] = [];
+  let first: number | null = null;
+  for (const [title, place] of places) {
+    if (titleKind(title) !== 'entity' || (place === 'child' && guides)) continue;
+    const key = variantKey(displayTitle(title, text));
+    const target = scored.find((s) => s.entity.signals?.includes('link') && variantKey(s.entity.name) === key);
+    if (!target || key === pageKey) continue;
+    const at = target.sentences.find((i) => !sentences[i].heading && linksIn(sentences[i].raw).some((t) => nameKey(t) === nameKey(title) || slug(t) === slug(title)));
+    if (at === undefined) continue;
+    first ??= at;
+    const [under, over] = place === 'child' ? [target.entity.name, pageName] : [pageName, target.entity.name];
+    relations.push({
+      source: under,
+      predicate: sameHeadNoun(under, over) ? 'is_a' : 'part_of',
+      target: over,
+      confidence: HIERARCHY_CONFIDENCE,
+      evidence: sentences[at].quote,
+      signals: ['hierarchy'],
+    });
+  }
+  // The page's own entity joins the chunk's (the link names it by where it sits), as for "See also".
+  if (first !== null && !scored.some((s) => variantKey(s.entity.name) === pageKey)) {
+    scored.push({
+      entity: { name: pageName, type: request.linkTargetTypes?.[request.pageTitle] ?? typeByForm(pageName), confidence: confidence(['title', 'link'], 0), evidence: sentences[first].quote, signals: ['title', 'link'] },
+      sentences: [first],
+    });
+  }
+  return relations;
+}
+
+/** `Scratch Note` and `Special Notes`: the last words are one noun (singular or plural), and the first name is longer. */
+function sameHeadNoun(under: string, over: string): boolean {
+  const a = under.toLowerCase().split(/[\s_-]+/).filter(Boolean);
+  const b = over.toLowerCase().split(/[\s_-]+/).filter(Boolean);
+  return a.length > 1 && b.length >= 1 && singular(a[a.length - 1]) === singular(b[b.length - 1]);
 }
 
 /**

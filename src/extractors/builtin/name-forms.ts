@@ -57,7 +57,8 @@ const kinds = new Map<string, TitleKind>();
  * Whether a page title names a thing (`Graph view`, `Share Sheet`, `block-anchors`) or is a task or topic page: a how-to
  * (imperative or gerund first: `Manage vaults`, `add-images-to-notes`, `Migrating from Obsidian`, `How to…`), a
  * question, or a phrase joined by a preposition (`Diagrams in Markdown`, `math-support-with-katex`). Titles in Title
- * Case with two capitals or more (`Material for MkDocs`, `Share Sheet`) are names.
+ * Case with two capitals or more (`Material for MkDocs`, `Share Sheet`) are names. A page of examples (`Trait Examples`,
+ * `Note Reference Sample`) is a topic.
  */
 export function titleKind(title: string): TitleKind {
   let kind = kinds.get(title);
@@ -68,12 +69,16 @@ export function titleKind(title: string): TitleKind {
   return kind;
 }
 
+const EXAMPLE_HEADS = new Set(['example', 'examples', 'sample', 'samples', 'demo', 'demos', 'showcase']);
+
 function classify(title: string): TitleKind {
   const text = (isSlugTitle(title) ? title.replace(/[-_]/g, ' ') : title).replace(/\s+/g, ' ').trim();
   if (/\?$/.test(text) || /^(?:how|why|what|when|where|which|who)\b/i.test(text)) return 'task';
   const words = text.split(' ');
   if (words.length === 1) return 'entity';
   const lower = words.map((w) => w.toLowerCase());
+  // `Trait Examples`, `Note Reference Sample`: a page that shows something by example is a page, not a thing.
+  if (EXAMPLE_HEADS.has(lower[lower.length - 1])) return 'topic';
   // `Coming from Obsidian`, `Publish to GitHub Pages`, `Format your notes`: a verb or gerund, then its object's article or preposition.
   const verbFirst = /ing$/.test(lower[0]) || (lexiconTags(lower[0]).length > 0 && lexiconTags(lower[0]).every((t) => VERB_TAGS.includes(t)));
   if (verbFirst && (PREPOSITIONS.has(lower[1]) || ARTICLES.has(lower[1]))) return 'task';
