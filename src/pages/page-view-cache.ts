@@ -48,6 +48,24 @@ export class PageViewCache<Model = unknown> {
     };
   }
 
+  /**
+   * The page part of a logged-in page view (views/page-view.hbs without the layout), rendered once per cached view
+   * model and role: it depends on the role alone (which page actions show), never on who the user is or on their
+   * session (the layout around it, with the user's name and CSRF token, is rendered for every request). Kept with the
+   * model, so it goes when the model does (any change of the page, src/pages/epoch-cache.ts).
+   */
+  bodyFor(model: object, role: string): string | undefined {
+    return this.bodies.get(model)?.get(role);
+  }
+
+  keepBody(model: object, role: string, html: string): void {
+    let byRole = this.bodies.get(model);
+    if (!byRole) this.bodies.set(model, (byRole = new Map()));
+    byRole.set(role, html);
+  }
+
+  private readonly bodies = new WeakMap<object, Map<string, string>>();
+
   /** After a page view rendered for a request the middleware marked: keep the HTML for the next anonymous reader. */
   storeAnonymousView(response: Response, html: string): void {
     const marked = response.locals.anonymousView as { slug: string; epoch: number } | undefined;

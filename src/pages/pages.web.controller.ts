@@ -111,7 +111,7 @@ export class PagesWebController {
   async view(@Param('slug') raw: string, @Req() req: Request, @Res() res: Response) {
     const notice = noticeText(req.query.notice, { rewritten: req.query.rewritten });
     const cached = await this.viewCache.models.getFresh(raw);
-    if (cached) return this.renderView(res, { ...cached, notice });
+    if (cached) return this.renderView(res, cached, notice);
     const epoch = this.viewCache.models.begin();
     const page = await this.locate(raw, '', req, res);
     if (!page) return;
@@ -126,14 +126,36 @@ export class PagesWebController {
       files: pageFilesView(page, files),
     };
     this.viewCache.models.set(raw, model, epoch);
-    this.renderView(res, { ...model, notice });
+    this.renderView(res, model, notice);
   }
 
-  private renderView(res: Response, model: PageViewModel & { notice: string | null }): void {
-    res.render('page-view', model, (error: Error | null, html: string) => {
-      if (error) return res.req.next?.(error);
-      this.viewCache.storeAnonymousView(res, html);
-      res.send(html);
+  /**
+   * A page view: for an anonymous reader the whole page, which the cache keeps; for a logged-in user the page part
+   * once per model and role (PageViewCache.bodyFor), and the layout around it (their name, their CSRF token) each time.
+   */
+  private renderView(res: Response, model: PageViewModel, notice: string | null): void {
+    const fail = (error: Error | null) => {
+      res.req.next?.(error);
+    };
+    const role = (res.locals.currentUser as { role?: string } | null)?.role;
+    if (!role || notice) {
+      return res.render('page-view', { ...model, notice }, (error: Error | null, html: string) => {
+        if (error) return fail(error);
+        this.viewCache.storeAnonymousView(res, html);
+        res.send(html);
+      });
+    }
+    const inLayout = (body: string) =>
+      res.render('layouts/main', { title: model.title, extraCss: model.extraCss, body, layout: false }, (error: Error | null, html: string) => {
+        if (error) return fail(error);
+        res.send(html);
+      });
+    const body = this.viewCache.bodyFor(model, role);
+    if (body !== undefined) return inLayout(body);
+    res.render('page-view', { ...model, notice: null, layout: false }, (error: Error | null, html: string) => {
+      if (error) return fail(error);
+      this.viewCache.keepBody(model, role, html);
+      inLayout(html);
     });
   }
 

@@ -47,6 +47,41 @@ describe('rendered page cache', () => {
     expect((await t.http.get('/page/etag-page').expect(200)).text).not.toContain('Rita Reader');
   });
 
+  it('renders the page part of a logged-in view once per role, and the layout (name, CSRF token) for each user', async () => {
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Role Page', body: 'Read by **roles**.' }).expect(201);
+    const one = await t.login(await t.user('reader', { name: 'Rhea One' }));
+    const two = await t.login(await t.user('reader', { name: 'Ravi Two' }));
+    const writer = await t.login(await t.user('author', { name: 'Ada Writer' }));
+    const main = (html: string) => html.slice(html.indexOf('<main'), html.indexOf('</main>'));
+
+    const first = (await one.agent.get('/page/role-page').expect(200)).text;
+    const model = t.app.get(PageViewCache).models.get('role-page');
+    expect(model, 'the view model is cached').toBeDefined();
+    expect(t.app.get(PageViewCache).bodyFor(model!, 'reader'), 'the page part is kept for the role').toContain('Read by <strong>roles</strong>.');
+    const second = (await two.agent.get('/page/role-page').expect(200)).text;
+    // Each user's own header and token around the same page part.
+    expect(first).toContain('Rhea One');
+    expect(first).not.toContain('Ravi Two');
+    expect(second).toContain('Ravi Two');
+    expect(second).not.toContain('Rhea One');
+    expect(first).toContain(`name="csrf-token" content="${one.csrfToken}"`);
+    expect(second).toContain(`name="csrf-token" content="${two.csrfToken}"`);
+    expect(main(second)).toBe(main(first));
+    expect(second.match(/<html/g)).toHaveLength(1);
+    expect(second).toContain('<title>Role Page · Kurate</title>');
+    // The role decides the page's actions: a reader has no Edit link, an author has.
+    expect(main(first)).not.toContain('href="/page/role-page/edit"');
+    const authored = (await writer.agent.get('/page/role-page').expect(200)).text;
+    expect(main(authored)).toContain('href="/page/role-page/edit"');
+    expect(authored).toContain('Ada Writer');
+    // A notice is the request's own, never kept; an edit shows at once.
+    expect((await writer.agent.get('/page/role-page?notice=saved').expect(200)).text).toContain('class="notice"');
+    expect((await writer.agent.get('/page/role-page').expect(200)).text).not.toContain('class="notice"');
+    await author.put('/api/pages/role-page').send({ body: 'Read again.', baseVersion: 1 }).expect(200);
+    expect((await one.agent.get('/page/role-page').expect(200)).text).toContain('Read again.');
+  });
+
   it('after a save that keeps the page\'s names, forgets only that page and the pages it links to, before and now', async () => {
     const author = await t.as('author');
     for (const title of ['Keep One', 'Keep Two', 'Keep Three', 'Keep Other']) {
