@@ -61,6 +61,10 @@ export interface ExtractionRequest {
    * `child` when it sits under this page (`tools/cli/list.md` under `tools/cli.md`, `a.b.c.md` under `a.b.md`), `parent` when this page sits under it.
    */
   linkTargetPlaces?: Record<string, 'parent' | 'child'>;
+  /** The first heading a linked page opens with (`# foam list`), by its title, when it has one. */
+  linkTargetHeadings?: Record<string, string>;
+  /** The first heading this page opens with, when it has one. */
+  pageHeading?: string;
   /**
    * Corpus statistics of words of this page, from the wiki's own pages (src/kg/term-stats.ts), by lower-cased word:
    * in how many pages it occurs, how often in running text in lower case (an ordinary word) and how often capitalised

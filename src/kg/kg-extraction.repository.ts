@@ -48,12 +48,17 @@ type PageStateRow = PageForExtraction &
 /** A pending proposal's name as variants compare it: lower case, runs of `-`, `_` and spaces as one space. */
 const PROPOSAL_VARIANT = `lower(regexp_replace(p.name, '[-_[:space:]]+', ' ', 'g'))`;
 
+/** How much of a linked page's source is read for its own first heading (past a frontmatter block of usual size). */
+const LINKED_PAGE_HEAD_CHARS = 1500;
+
 export interface LinkedPage {
   title: string;
   cluster: string | null;
   type: string | null;
   /** The path it was imported from (`pages.vault_path`), null for a page written in the wiki. */
   path: string | null;
+  /** The start of its Markdown source, where its own first heading would be (src/pages/markdown/frontmatter.ts). */
+  head: string;
 }
 
 export interface PageExtractionRecord {
@@ -217,7 +222,8 @@ export class KgExtractionRepository {
               r.page_id IS NOT NULL AS "hasRecord", r.source_hash AS "sourceHash", r.page_content_hash AS "pageContentHash",
               r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel",
               (SELECT json_agg(json_build_array(l.target_key,
-                                                json_build_object('title', t.title, 'cluster', t.cluster, 'type', t.frontmatter->>'type', 'path', t.vault_path)))
+                                                json_build_object('title', t.title, 'cluster', t.cluster, 'type', t.frontmatter->>'type', 'path', t.vault_path,
+                                                                  'head', left(t.body, ${LINKED_PAGE_HEAD_CHARS}))))
                  FROM page_links l JOIN pages t ON t.id = l.resolved_page_id AND t.deleted_at IS NULL
                 WHERE l.from_page_id = p.id) AS "linkTitles", p.vault_path AS "vaultPath",
               (SELECT array_agg(l.target_key) FROM page_links l WHERE l.from_page_id = p.id AND l.resolved_attachment_id IS NOT NULL) AS "fileKeys"

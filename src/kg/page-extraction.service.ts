@@ -9,6 +9,7 @@ import { variantKey } from '../extractors/builtin/name-forms.js';
 import { isAttachmentTarget } from '../extractors/attachments.js';
 import { EMBEDDER, type Embedder } from '../embedders/embedder.js';
 import { extractLinks } from '../pages/markdown/wikilinks.js';
+import { leadingHeading } from '../pages/markdown/frontmatter.js';
 import { CallLimiter } from './call-limiter.js';
 import { planChunks, type ChunkPlan } from './chunk-plan.js';
 import type { Chunk } from './chunker.js';
@@ -155,6 +156,7 @@ export class PageExtractionService {
     const linkTitles = page.linkTitles;
     const termStats = this.extractor.name === 'builtin' ? await this.termStatsOf(page, markdown, plan) : undefined;
     const knownEntities = known.map((k) => ({ name: k.name, type: asEntityType(k.type) }));
+    const pageHeading = leadingHeading(markdown);
     const settled = await Promise.allSettled(
       plan.extract.map(async (hash) => {
         const chunk = chunkOf.get(hash)!;
@@ -166,7 +168,7 @@ export class PageExtractionService {
           byHash.set(hash, cached);
           return;
         }
-        const request: ExtractionRequest = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, ...linkTargetsOf(chunk.text, linkTitles, page.fileKeys, page.vaultPath), termStats };
+        const request: ExtractionRequest = { pageTitle: page.title, headingPath: chunk.headingPath, chunkText: chunk.text, knownEntities, ...linkTargetsOf(chunk.text, linkTitles, page.fileKeys, page.vaultPath), ...(pageHeading ? { pageHeading } : {}), termStats };
         const result = await this.limiter.run(async () => {
           try {
             return await this.extractor.extract(request, signal);
@@ -259,7 +261,7 @@ export class PageExtractionService {
       .map((r) => ({ id: r.id, embedding: r.vector, embeddingModel: model }));
     await this.repository.updateChunkEmbeddings(reembedded, tx);
 
-    const found = await this.collect(page, plan.add.map((c) => ({ chunkId: chunkIds.get(c.position)!, result: results.get(c.contentHash)! })), maps, tx);
+    const found = await this.collect(page, plan.add.map((c) => ({ chunkId: chunkIds.get(c.position)!, text: c.text, result: results.get(c.contentHash)! })), maps, tx);
     await this.repository.insertMentions(found.mentions, tx);
     const edgeProposals = await this.keepSignificant(found.edgeProposals, found.coOccurrenceOnly, tx);
     const proposalIds = [
@@ -301,10 +303,10 @@ export class PageExtractionService {
    * already names (its signature, a signature that leads to it, or its name or an alias) becomes a mention of that
    * node and is not proposed; below the confidence threshold only the mention is kept.
    */
-  private async collect(page: PageForExtraction, extracted: { chunkId: string; result: ExtractionResult }[], maps: Record<'node' | 'edge', CalibrationMap>, tx: EntityManager) {
+  private async collect(page: PageForExtraction, extracted: { chunkId: string; text: string; result: ExtractionResult }[], maps: Record<'node' | 'edge', CalibrationMap>, tx: EntityManager) {
     const threshold = this.config.extraction.confidenceThreshold;
-    const raw = extracted.flatMap(({ chunkId, result }) =>
-      result.entities.map((e) => ({ chunkId, result, entity: e, signature: nodeSignature(e.name, e.type), normalised: normaliseName(e.name) })),
+    const raw = extracted.flatMap(({ chunkId, text, result }) =>
+      result.entities.map((e) => ({ chunkId, text, result, entity: e, signature: nodeSignature(e.name, e.type), normalised: normaliseName(e.name) })),
     );
     const resolved = await this.resolveNodes(raw, tx);
     // Variants of one name (case, plural, a page's file name, another type) become one proposal: the pending one that
@@ -318,11 +320,11 @@ export class PageExtractionService {
 
     const mentions = new Map<string, MentionRow>();
     const nodeProposals = new Map<string, NodeProposalRow>();
-    for (const { chunkId, result, entity, signature, normalised } of entities) {
+    for (const { chunkId, text, result, entity, signature, normalised } of entities) {
       const node = resolved.get(signature) ?? resolved.get(`name:${normalised}`) ?? null;
       const key = `${chunkId}\u0000${signature}`;
       const seen = mentions.get(key);
-      if (!seen || seen.confidence < entity.confidence) mentions.set(key, { chunkId, signature, nodeId: node?.id ?? null, surface: entity.name, confidence: entity.confidence });
+      if (!seen || seen.confidence < entity.confidence) mentions.set(key, { chunkId, signature, nodeId: node?.id ?? null, surface: writtenSurface(entity, text), confidence: entity.confidence });
       if (node || entity.confidence < threshold) continue;
       const proposal = nodeProposals.get(signature) ?? {
         signature, name: entity.name, nodeType: entity.type, nameStem: nameStem(entity.name), aliases: [], confidence: 0, rawConfidence: -1, signals: [],
@@ -482,7 +484,26 @@ function addSupport(support: { chunkId: string; pageId: string; quote: string; c
 }
 
 /**
- * The titles of the pages a chunk links to, with the entity type their frontmatter `type:` names; the place in the
+ * A mention's surface: how the chunk writes the entity — its name where the chunk has it, else the first of its other
+ * spellings the chunk has (`templates` for the entity named `Note Templates` after its page's heading). The sentences
+ * holding the surface are what other pages say about the entity (kg_mentions.context, migration 0020).
+ */
+export function writtenSurface(entity: { name: string; surfaces?: string[] }, text: string): string {
+  const lower = text.toLowerCase();
+  const written = (spelling: string) => {
+    const needle = spelling.toLowerCase();
+    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
+      if (!/[\p{L}\p{N}]/u.test(lower[at - 1] ?? ' ') && !/[\p{L}\p{N}]/u.test(lower[at + needle.length] ?? ' ')) return true;
+    }
+    return false;
+  };
+  if (written(entity.name)) return entity.name;
+  return (entity.surfaces ?? []).find((surface) => surface.trim() !== '' && written(surface)) ?? entity.name;
+}
+
+/**
+ * The titles of the pages a chunk links to, with the entity type their frontmatter `type:` names and the first heading
+ * they open with (`# foam list` on the page titled `list`); the place in the
  * vault's hierarchy, relative to this page (`pagePath`), of every page the page links to (a page under it, or the page
  * it sits under; src/kg/page-hierarchy.ts); and apart, the targets of links to pages not written yet. An embed or link of an
  * attachment (`![[diagram.png]]`, `[[report.pdf]]`) is neither: attachments are never entities, whether their
@@ -493,10 +514,11 @@ export function linkTargetsOf(
   pages: Map<string, LinkedPage>,
   fileKeys: ReadonlySet<string> = new Set(),
   pagePath: string | null = null,
-): { linkTargets: string[]; linkTargetTypes: Record<string, EntityType>; linkTargetPlaces: Record<string, HierarchyPlace>; wantedTargets: string[] } {
+): { linkTargets: string[]; linkTargetTypes: Record<string, EntityType>; linkTargetPlaces: Record<string, HierarchyPlace>; linkTargetHeadings: Record<string, string>; wantedTargets: string[] } {
   const targets = new Set<string>();
   const wanted = new Set<string>();
   const types: Record<string, EntityType> = {};
+  const headings: Record<string, string> = {};
   // Places over every page the page links to, not only this chunk's: whether the pages under it are mostly how-tos is
   // the page's, not the chunk's, to say.
   const places: Record<string, HierarchyPlace> = {};
@@ -506,7 +528,7 @@ export function linkTargetsOf(
       if (place) places[page.title] = place;
     }
   }
-  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, linkTargetPlaces: places, wantedTargets: [] };
+  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, linkTargetPlaces: places, linkTargetHeadings: headings, wantedTargets: [] };
   for (const link of extractLinks(chunkText)) {
     const page = link.key ? pages.get(link.key) : undefined;
     if (!page) {
@@ -516,8 +538,10 @@ export function linkTargetsOf(
     targets.add(page.title);
     const type = pageEntityType(page);
     if (type) types[page.title] = type;
+    const heading = page.head ? leadingHeading(page.head) : null;
+    if (heading) headings[page.title] = heading;
   }
-  return { linkTargets: [...targets], linkTargetTypes: types, linkTargetPlaces: places, wantedTargets: [...wanted].filter((w) => !targets.has(w)) };
+  return { linkTargets: [...targets], linkTargetTypes: types, linkTargetPlaces: places, linkTargetHeadings: headings, wantedTargets: [...wanted].filter((w) => !targets.has(w)) };
 }
 
 /**

@@ -3,7 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { isAttachmentTarget } from '../../src/extractors/attachments.js';
 import { extractBuiltin, typeByForm } from '../../src/extractors/builtin/builtin.extractor.js';
-import { displayTitle, titleKind, variantKey } from '../../src/extractors/builtin/name-forms.js';
+import { displayTitle, headingName, titleKind, variantKey } from '../../src/extractors/builtin/name-forms.js';
+import { leadingHeading } from '../../src/pages/markdown/frontmatter.js';
 import { typedRelation } from '../../src/extractors/builtin/relation-patterns.js';
 import type { ExtractedEntity, ExtractionRequest } from '../../src/extractors/extraction.types.js';
 import { termCounts } from '../../src/kg/term-stats.js';
@@ -195,6 +196,34 @@ describe('typed relations from sentences', () => {
   it('relates a page to what its See also links point at', () => {
     const result = extractBuiltin(request('See also [[Backlinks]] for the panel.', { pageTitle: 'Graph view', linkTargets: ['Backlinks'] }));
     expect(result.relations).toContainEqual(expect.objectContaining({ source: 'Graph view', predicate: 'related_to', target: 'Backlinks', signals: ['see-also'] }));
+  });
+});
+
+describe('names from a page\'s own first heading', () => {
+  it('reads the heading a page opens with, after its frontmatter', () => {
+    expect(leadingHeading('# foam list\n\nList notes.')).toBe('foam list');
+    expect(leadingHeading('---\ntags: [cli]\n---\n\n# Foam CLI #\n\ntext')).toBe('Foam CLI');
+    expect(leadingHeading('Intro first.\n\n# Later heading')).toBeNull();
+    expect(leadingHeading('## A section\n\ntext')).toBeNull();
+    expect(leadingHeading('#hashtag at the start')).toBeNull();
+  });
+
+  it.each([
+    ['list', 'foam list', 'foam list'], ['cli', 'Foam CLI', 'Foam CLI'], ['templates', 'Note Templates', 'Note Templates'],
+    ['graph-view', 'Graph Visualization', null], ['navigation', 'Navigation in Foam', null], ['recipes', 'Recipes', null],
+    ['orphans', 'Orphaned Notes', null], ['list', 'How to list notes?', null], ['list', null, null],
+  ])('%s with the heading %s is named %s', (title, heading, name) => {
+    expect(headingName(title, heading)).toBe(name);
+  });
+
+  it('names a linked page and the page itself as their headings do, the title kept as another spelling', () => {
+    const result = extractBuiltin(request('| [[list]] | List notes |\n\nThe Foam CLI runs in a terminal.', {
+      pageTitle: 'cli', pageHeading: 'Foam CLI', linkTargets: ['list'], linkTargetHeadings: { list: 'foam list' }, linkTargetPlaces: { list: 'child' },
+    }));
+    expect(names(result)).toEqual(expect.arrayContaining(['foam list', 'Foam CLI']));
+    expect(names(result)).not.toContain('list');
+    expect(result.entities.find((e) => e.name === 'foam list')?.surfaces).toContain('list');
+    expect(result.relations).toContainEqual(expect.objectContaining({ source: 'foam list', predicate: 'part_of', target: 'Foam CLI' }));
   });
 });
 

@@ -2,7 +2,7 @@
 // extraction hands the extractor for the pages a page links to.
 import { describe, expect, it } from 'vitest';
 import { hierarchyPlace, parentPaths } from '../../src/kg/page-hierarchy.js';
-import { linkTargetsOf } from '../../src/kg/page-extraction.service.js';
+import { linkTargetsOf, writtenSurface } from '../../src/kg/page-extraction.service.js';
 import { linkKey } from '../../src/pages/markdown/slug.js';
 
 describe('a page\'s parent in its vault', () => {
@@ -40,5 +40,20 @@ describe('a page\'s parent in its vault', () => {
     expect(out.linkTargets.sort()).toEqual(['Graph View', 'list']);
     expect(out.linkTargetPlaces).toEqual({ list: 'child', grep: 'child' });
     expect(linkTargetsOf('Run [[list]].', pages).linkTargetPlaces).toEqual({});
+  });
+
+  it('gives the extractor each linked page\'s own first heading, by title', () => {
+    const pages = new Map([{ title: 'list', cluster: 'user/tools/cli', type: null, path: 'user/tools/cli/list.md', head: '# foam list\n\nList notes.' }].map((page) => [linkKey(page.title), page]));
+    expect(linkTargetsOf('Run [[list]].', pages).linkTargetHeadings).toEqual({ list: 'foam list' });
+  });
+});
+
+describe('a mention\'s surface', () => {
+  it('is how the chunk writes the entity: its name, else the first other spelling the chunk has', () => {
+    expect(writtenSurface({ name: 'Note Templates', surfaces: ['templates'] }, 'See [[templates]]: templates start new notes.')).toBe('templates');
+    expect(writtenSurface({ name: 'Note Templates', surfaces: ['templates'] }, 'Foam supports note templates.')).toBe('Note Templates');
+    expect(writtenSurface({ name: 'foam list', surfaces: ['list'] }, 'Nothing here names it.')).toBe('foam list');
+    // A spelling inside a longer word does not count.
+    expect(writtenSurface({ name: 'Foam CLI', surfaces: ['cli'] }, 'Run the client.')).toBe('Foam CLI');
   });
 });

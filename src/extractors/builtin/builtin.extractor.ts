@@ -7,7 +7,7 @@ import { CODE_SPAN, HTML_TAG, IMAGE, LABELLED_WIKILINK, MARKUP_BOUNDS, WIKILINK 
 import { isAttachmentTarget } from '../attachments.js';
 import { sentenceRanges } from '../evidence-matcher.js';
 import { nameKey, validateExtraction } from '../extraction-validator.js';
-import { displayTitle, singular, titleKind, variantKey } from './name-forms.js';
+import { displayTitle, headingName, singular, titleKind, variantKey } from './name-forms.js';
 import { lexiconTags, tagSentences, type TaggedTerm } from './pos-tagger.js';
 import { typedRelation } from './relation-patterns.js';
 import { normaliseEntityType } from '../vocabulary.js';
@@ -226,7 +226,7 @@ export function extractBuiltin(request: ExtractionRequest): {
   const displays = new Map<string, string>();
   const display = (title: string): string => {
     let shown = displays.get(title);
-    if (shown === undefined) displays.set(title, (shown = displayTitle(title, plainText)));
+    if (shown === undefined) displays.set(title, (shown = linkNameOf(request, title, plainText)));
     return shown;
   };
   const addTitle = (title: string): Candidate | null => {
@@ -402,6 +402,20 @@ export function extractBuiltin(request: ExtractionRequest): {
   return { entities: scored.map((s) => s.entity), relations, dropped };
 }
 
+/**
+ * How the page names itself: the longer name its own first heading gives its title (`# foam list` on the page `list`,
+ * name-forms.ts headingName), else its title as the text writes it.
+ */
+function pageNameOf(request: ExtractionRequest, text: string): string {
+  return headingName(request.pageTitle, request.pageHeading) ?? displayTitle(request.pageTitle, text);
+}
+
+/** How a linked page is named: as it names itself (its first heading, as for the page's own name), else by its title. */
+function linkNameOf(request: ExtractionRequest, title: string, text: string): string {
+  if (title === request.pageTitle) return pageNameOf(request, text);
+  return headingName(title, request.linkTargetHeadings?.[title]) ?? displayTitle(title, text);
+}
+
 /** The signal of a `related_to` that only shares a sentence: the pipeline keeps it only for pairs well above chance. */
 export const CO_OCCURRENCE = 'co-occurrence';
 
@@ -448,7 +462,7 @@ function seeAlsoRelations(request: ExtractionRequest, sentences: Sentence[], sco
   const inSection = SEE_ALSO_HEADING.test(request.headingPath[request.headingPath.length - 1] ?? '');
   const at = sentences.flatMap((s, i) => ((inSection && !s.heading) || SEE_ALSO_SENTENCE.test(s.clean) ? [i] : []));
   if (at.length === 0) return [];
-  const pageName = displayTitle(request.pageTitle, text);
+  const pageName = pageNameOf(request, text);
   const pageKey = variantKey(pageName);
   const targets = scored.filter((s) => s.entity.signals?.includes('link') && variantKey(s.entity.name) !== pageKey && s.sentences.some((i) => at.includes(i)));
   if (targets.length === 0) return [];
@@ -489,7 +503,7 @@ function subjectRelations(
   evidenceIn: (sentence: number, name: string) => string,
 ): ExtractedRelation[] {
   if (request.pageTitle.trim() === '' || titleKind(request.pageTitle) !== 'entity') return [];
-  const pageName = displayTitle(request.pageTitle, text);
+  const pageName = pageNameOf(request, text);
   const pageKey = variantKey(pageName);
   const subject: ExtractedEntity = { name: pageName, type: 'concept', confidence: 0, evidence: '' };
   const relations: ExtractedRelation[] = [];
@@ -536,7 +550,7 @@ function pairKey(a: string, b: string): string {
 function hierarchyRelations(request: ExtractionRequest, sentences: Sentence[], scored: { entity: ExtractedEntity; sentences: number[] }[], text: string): ExtractedRelation[] {
   const places = Object.entries(request.linkTargetPlaces ?? {});
   if (places.length === 0 || request.pageTitle.trim() === '' || titleKind(request.pageTitle) !== 'entity') return [];
-  const pageName = displayTitle(request.pageTitle, text);
+  const pageName = pageNameOf(request, text);
   const pageKey = variantKey(pageName);
   // A page whose pages below are mostly how-tos (`Recipes`: `add-images-to-notes`, `export-to-pdf`, …) is a list of
   // guides: a page below it named like a thing (`web-clipper`) is a guide too, not a part of it.
@@ -546,7 +560,7 @@ function hierarchyRelations(request: ExtractionRequest, sentences: Sentence[], s
   let first: number | null = null;
   for (const [title, place] of places) {
     if (titleKind(title) !== 'entity' || (place === 'child' && guides)) continue;
-    const key = variantKey(displayTitle(title, text));
+    const key = variantKey(linkNameOf(request, title, text));
     const target = scored.find((s) => s.entity.signals?.includes('link') && variantKey(s.entity.name) === key);
     if (!target || key === pageKey) continue;
     const at = target.sentences.find((i) => !sentences[i].heading && linksIn(sentences[i].raw).some((t) => nameKey(t) === nameKey(title) || slug(t) === slug(title)));

@@ -45,6 +45,27 @@ export function displayTitle(title: string, text: string): string {
   return found ? found[0].replace(/\s+/g, ' ') : words.join(' ');
 }
 
+const MAX_HEADING_NAME = 60;
+
+/**
+ * The longer name a page's own first heading gives its title, or null: `foam list` for the file-name title `list`,
+ * `Foam CLI` for `cli`, `Note Templates` for `templates` — the heading holds the title's words, in order, and more,
+ * and names a thing. A heading that says something else (`Graph Visualization` for `graph-view`) or names a topic
+ * (`Navigation in Foam`) leaves the title as it is.
+ */
+export function headingName(title: string, heading: string | null | undefined): string | null {
+  const name = heading?.replace(/[*_`]/g, '').replace(/\s+/g, ' ').trim() ?? '';
+  if (name === '' || name.length > MAX_HEADING_NAME || /[[\]()<>|:;!?]/.test(name)) return null;
+  const words = (text: string) => text.toLowerCase().split(/[\s_-]+/).filter(Boolean).map(singular);
+  const own = words(title);
+  const longer = words(name);
+  if (own.length === 0 || longer.length <= own.length) return null;
+  const at = longer.findIndex((_, i) => own.every((w, j) => longer[i + j] === w));
+  // `Navigation in Foam`, `Publishing to the Web`: the heading says what the page is about, not what it is called.
+  if (at < 0 || name.toLowerCase().split(/\s+/).some((w) => PREPOSITIONS.has(w) || ARTICLES.has(w)) || titleKind(name) !== 'entity') return null;
+  return name;
+}
+
 export type TitleKind = 'entity' | 'task' | 'topic';
 
 const PREPOSITIONS = new Set(['to', 'from', 'with', 'in', 'into', 'on', 'onto', 'for', 'via', 'using', 'without', 'by', 'across', 'between', 'through', 'vs', 'versus', 'and', 'or']);

@@ -56,6 +56,17 @@ export function parseFrontmatter(source: string): ParsedSource {
   return { frontmatter: parseYaml(split.yaml), body: split.body, hasFrontmatter: true };
 }
 
+/**
+ * The page's own first heading, when the page opens with one (after its frontmatter and blank lines): `# foam list`
+ * gives `foam list`. Null otherwise. No YAML is parsed.
+ */
+export function leadingHeading(source: string): string | null {
+  const { body } = splitFrontmatter(source);
+  const match = /^(?:[ \t]*\r?\n)*[ ]{0,3}#[ \t]+([^\r\n]*?)(?:[ \t]+#+)?[ \t]*(?:\r?\n|$)/.exec(body);
+  const heading = match?.[1].trim() ?? '';
+  return heading === '' ? null : heading;
+}
+
 /** The YAML between the fences (null when there is no frontmatter block) and the body after them. */
 function splitFrontmatter(source: string): { yaml: string | null; body: string } {
   const text = source.startsWith(BOM) ? source.slice(1) : source;
