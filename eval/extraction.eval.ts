@@ -68,12 +68,12 @@ for (const corpus of corpora()) {
       seconds = (Date.now() - started) / 1000;
       [{ n: pagesExtracted }] = await t.dataSource.query(`SELECT count(*)::int AS n FROM kg_page_extractions`);
       entities = await t.dataSource.query(
-        `SELECT p.name, p.node_type AS type, p.confidence, p.raw_confidence AS raw, count(DISTINCT s.page_id)::int AS pages, p.evidence_quote AS quote
+        `SELECT p.name, p.node_type AS type, p.confidence, p.raw_confidence AS raw, count(DISTINCT s.page_id)::int AS pages, p.evidence_quote AS quote, p.signal_pattern AS signals
            FROM kg_proposals p LEFT JOIN kg_proposal_support s ON s.proposal_id = p.id
           WHERE p.status = 'pending' AND p.kind = 'node' GROUP BY p.id ORDER BY p.name`,
       );
       relations = await t.dataSource.query(
-        `SELECT source_name AS source, predicate, target_name AS target, confidence, raw_confidence AS raw, evidence_quote AS quote
+        `SELECT source_name AS source, predicate, target_name AS target, confidence, raw_confidence AS raw, evidence_quote AS quote, signal_pattern AS signals
            FROM kg_proposals WHERE status = 'pending' AND kind = 'edge' ORDER BY source_name, target_name`,
       );
     }, 900_000);

@@ -24,7 +24,7 @@ export class TriageApiController {
 
   @Get()
   @ApiOperation({
-    summary: 'The pending proposals grouped by reason: same as an approved entity, typed relation between approved entities, likely noise (generic word)',
+    summary: 'The pending proposals grouped by reason: same as an approved entity, typed relation between approved entities, relations the wiki’s own links state, likely noise (generic word)',
     description: 'Each group with its count, why its proposals are together and what its one action does. A proposal is in the first group that takes it.',
   })
   @ApiOkResponse({ description: '[{id, label, why, action, actionLabel, count, capped}]' })

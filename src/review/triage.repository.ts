@@ -22,9 +22,12 @@ export interface TriageCandidate {
   /** "generic word": how often the wiki writes the word in lower case, and capitalised inside a sentence. */
   lower: number | null;
   capitalised: number | null;
-  /** Typed relations: the entities at both ends. */
+  /** Relations: the entities at both ends (for a pending end, the name its proposal would be approved under). */
   sourceEntityName: string | null;
   targetEntityName: string | null;
+  /** "stated by the wiki's own links": which ends are pending proposals that approving the relation approves too. */
+  sourcePending?: boolean;
+  targetPending?: boolean;
 }
 
 export interface SimilarRejections {
@@ -125,6 +128,34 @@ export class TriageRepository {
   }
 
   /**
+   * Relation proposals the wiki's own links state (the signals `see-also`: a "See also" link; `hierarchy`: a link
+   * between a page and a page under it in the vault), whose two ends are approved entities or pending entity
+   * proposals: approving one approves the pending ends with it (ReviewService). A typed relation between two approved
+   * entities is in the group before.
+   */
+  async statedByLinks(limit: number, db: EntityManager, ids?: string[]): Promise<TriageCandidate[]> {
+    return db.query(
+      `SELECT ${CANDIDATE_COLUMNS}, NULL AS "intoEntityId", NULL AS "intoEntityName", NULL AS "intoEntityType", NULL AS "matchedBy",
+              NULL::int AS lower, NULL::int AS capitalised,
+              coalesce(s.name, ps.name) AS "sourceEntityName", coalesce(o.name, po.name) AS "targetEntityName",
+              s.id IS NULL AS "sourcePending", o.id IS NULL AS "targetPending"
+         FROM kg_proposals p
+         LEFT JOIN LATERAL (${ENTITY_OF('p.source_signature')}) s ON true
+         LEFT JOIN LATERAL (${ENTITY_OF('p.target_signature')}) o ON true
+         LEFT JOIN LATERAL (${PENDING_NODE('p.source_signature')}) ps ON s.id IS NULL
+         LEFT JOIN LATERAL (${PENDING_NODE('p.target_signature')}) po ON o.id IS NULL
+        WHERE p.status = 'pending' AND p.kind = 'edge' AND p.signals && $3::text[]
+          AND (s.id IS NOT NULL OR ps.name IS NOT NULL) AND (o.id IS NOT NULL OR po.name IS NOT NULL)
+          AND (s.id IS NULL OR o.id IS NULL OR s.id <> o.id)
+          AND ($2::bigint[] IS NULL OR p.id = ANY($2::bigint[]))
+          AND EXISTS (SELECT 1 FROM kg_visible_proposals v WHERE v.id = p.id)
+        ORDER BY p.confidence DESC, p.id
+        LIMIT $1`,
+      [limit, ids ?? null, LINK_SIGNALS],
+    );
+  }
+
+  /**
    * How many rejected proposals resemble each of these: same kind and name stem, or same kind, type (relations:
    * predicate) and signal pattern (a proposal without recorded signals has no pattern to match).
    */
@@ -142,6 +173,16 @@ export class TriageRepository {
     );
   }
 }
+
+/** The signals of a relation the wiki's own links state (src/extractors/builtin/builtin.extractor.ts). */
+export const LINK_SIGNALS = ['see-also', 'hierarchy'];
+
+/** The pending, visible entity proposal of a signature, if any. */
+const PENDING_NODE = (signature: string) => `
+  SELECT q.name FROM kg_proposals q
+   WHERE q.kind = 'node' AND q.status = 'pending' AND q.signature = ${signature}
+     AND EXISTS (SELECT 1 FROM kg_visible_proposals v WHERE v.id = q.id)
+   LIMIT 1`;
 
 /** A name with case and runs of `-`, `_` and spaces ignored: the expression of kg_proposals_pending_variant_idx. */
 const VARIANT = (column: string) => `lower(regexp_replace(${column}, '[-_[:space:]]+', ' ', 'g'))`;

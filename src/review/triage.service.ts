@@ -5,7 +5,7 @@ import { ReviewErrors } from '../admin/review-errors.js';
 import { BULK_DEFAULT_LIMIT, ReviewService, type ReviewOutcome } from './review.service.js';
 import { TriageRepository, type TriageCandidate } from './triage.repository.js';
 
-export const TRIAGE_GROUPS = ['same-as-approved', 'typed-relations', 'generic-words'] as const;
+export const TRIAGE_GROUPS = ['same-as-approved', 'typed-relations', 'stated-by-links', 'generic-words'] as const;
 export type TriageGroupId = (typeof TRIAGE_GROUPS)[number];
 
 interface GroupDefinition {
@@ -38,6 +38,14 @@ const GROUPS: Record<TriageGroupId, GroupDefinition> = {
     read: (r, limit, db, ids) => r.typedBetweenApproved(limit, db, ids),
     change: (c) => `Adds the edge “${c.sourceEntityName}” ${c.predicate} “${c.targetEntityName}” between the two approved entities.`,
   },
+  'stated-by-links': {
+    label: 'Stated by the wiki’s own links',
+    why: 'A “See also” link, or a link between a page and a page under it in the vault, states the relation; its ends are approved entities or pending proposals.',
+    action: 'approve',
+    actionLabel: 'Approve them all, with the entities they need',
+    read: (r, limit, db, ids) => r.statedByLinks(limit, db, ids),
+    change: (c) => `Adds the edge “${c.sourceEntityName}” ${c.predicate} “${c.targetEntityName}”${pendingEnds(c)}.`,
+  },
   'generic-words': {
     label: 'Likely noise: generic word',
     why: 'One word that nothing links to or titles, and that this wiki writes in lower case at least as often as capitalised: an ordinary word.',
@@ -47,6 +55,13 @@ const GROUPS: Record<TriageGroupId, GroupDefinition> = {
     change: (c) => `Rejects “${c.name}” (${c.type}): written ${c.lower} time${c.lower === 1 ? '' : 's'} in lower case, ${c.capitalised} capitalised; it will not be proposed again.`,
   },
 };
+
+/** `; approves the pending entity “X” with it`, for the ends of a relation that are pending proposals. */
+function pendingEnds(c: TriageCandidate): string {
+  const names = [c.sourcePending ? c.sourceEntityName : null, c.targetPending ? c.targetEntityName : null].filter((n): n is string => n !== null);
+  if (names.length === 0) return ' between the two approved entities';
+  return `; approves the pending ${names.length === 1 ? 'entity' : 'entities'} ${names.map((n) => `“${n}”`).join(' and ')} with it`;
+}
 
 export interface TriageItem {
   proposalId: string;

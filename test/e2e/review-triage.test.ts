@@ -48,7 +48,7 @@ describe('triage of the review queue: groups, previews, one action each (JSON an
     const res = await admin.get(`${BASE}/triage`).expect(200);
     const groups = res.body as Group[];
     expect(groups.map((g) => [g.id, g.count, g.action])).toEqual([
-      ['same-as-approved', 2, 'approve-into'], ['typed-relations', 1, 'approve'], ['generic-words', 2, 'reject'],
+      ['same-as-approved', 2, 'approve-into'], ['typed-relations', 1, 'approve'], ['stated-by-links', 0, 'approve'], ['generic-words', 2, 'reject'],
     ]);
     const preview = async (group: string) => ((await admin.get(`${BASE}/triage/${group}`).expect(200)).body.items as Item[]);
     expect((await preview('same-as-approved')).map((i) => [i.proposalId, i.intoEntityId])).toEqual([[ids.canvas, nodes.canvas], [ids.whiteboard, nodes.excalidraw]]);
@@ -106,8 +106,28 @@ describe('triage of the review queue: groups, previews, one action each (JSON an
     expect(await status(ids.requires)).toBe('pending');
   });
 
+  it('approves the relations the wiki\'s own links state, with the pending entities they need, as one action', async () => {
+    const support = [{ ...passage, quote: 'folder' }];
+    const sync = await kg.nodeProposal({ name: 'Obsidian Sync', type: 'product', confidence: 0.8, signals: ['link', 'title'], support });
+    const seeAlso = await kg.edgeProposal({ source: { name: 'Foam', type: 'product' }, predicate: 'related_to', target: { name: 'Obsidian Sync', type: 'product' }, confidence: 0.8, signals: ['see-also'], support });
+    // A link-stated relation to a name nobody proposes, and a co-occurrence, stay out.
+    const orphan = await kg.edgeProposal({ source: { name: 'Foam', type: 'product' }, predicate: 'part_of', target: { name: 'Nowhere', type: 'product' }, confidence: 0.8, signals: ['hierarchy'], support });
+    const preview = (await admin.get(`${BASE}/triage/stated-by-links`).expect(200)).body as { count: number; items: Item[] };
+    expect(preview.items.map((i) => [i.proposalId, i.change])).toEqual([[seeAlso, 'Adds the edge “Foam” related_to “Obsidian Sync”; approves the pending entity “Obsidian Sync” with it.']]);
+    expect(preview.items.map((i) => i.proposalId)).not.toContain(ids.related);
+
+    const res = await admin.post(`${BASE}/triage/stated-by-links`).send({ ids: [seeAlso, orphan] }).expect(200);
+    expect(res.body.skipped.map((s: { proposalId: string }) => s.proposalId)).toEqual([orphan]);
+    expect([await status(seeAlso), await status(sync), await status(orphan)]).toEqual(['approved', 'approved', 'pending']);
+    const [{ id: syncNode }] = await t.dataSource.query(`SELECT id FROM kg_nodes WHERE name = 'Obsidian Sync'`);
+    expect(await kg.count('kg_edges', `predicate = 'related_to' AND source_node_id = $1 AND target_node_id = $2`, [nodes.foam, syncNode])).toBe(1);
+    await admin.post(`${BASE}/audit/${res.body.actionId}/undo`).send({}).expect(200);
+    expect([await status(seeAlso), await status(sync)]).toEqual(['pending', 'pending']);
+    await t.dataSource.query(`UPDATE kg_proposals SET status = 'retired' WHERE id = ANY($1::bigint[])`, [[sync, seeAlso, orphan]]);
+  });
+
   it('answers a clear 4xx for an unknown group, no ids, or bad ids', async () => {
-    expect((await admin.get(`${BASE}/triage/everything`).expect(404)).body.message).toContain('The triage group “everything” (groups: same-as-approved, typed-relations, generic-words)');
+    expect((await admin.get(`${BASE}/triage/everything`).expect(404)).body.message).toContain('The triage group “everything” (groups: same-as-approved, typed-relations, stated-by-links, generic-words)');
     expect((await admin.post(`${BASE}/triage/generic-words`).send({ ids: [] }).expect(400)).body.message).toContain('Say which proposals');
     expect((await admin.post(`${BASE}/triage/generic-words`).send({ ids: ['x1'] }).expect(400)).body.message).toContain('each of ids must be a proposal id');
     expect((await admin.post(`${BASE}/triage/generic-words`).send({}).expect(400)).body.message).toContain('ids must be a list of proposal ids');
