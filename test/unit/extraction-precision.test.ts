@@ -206,6 +206,10 @@ describe('names from a page\'s own first heading', () => {
     expect(leadingHeading('Intro first.\n\n# Later heading')).toBeNull();
     expect(leadingHeading('## A section\n\ntext')).toBeNull();
     expect(leadingHeading('#hashtag at the start')).toBeNull();
+    expect(leadingHeading('\r\n  \r\n# Windows lines\r\nbody')).toBe('Windows lines');
+    // A first line of spaces and hashes is read in linear time, and a long first line is no name.
+    expect(leadingHeading(`# ${' '.repeat(200_000)}x`)).toBeNull();
+    expect(leadingHeading(`# a${'  '.repeat(100_000)}\tx`)).toBeNull();
   });
 
   it.each([

@@ -62,10 +62,18 @@ export function parseFrontmatter(source: string): ParsedSource {
  */
 export function leadingHeading(source: string): string | null {
   const { body } = splitFrontmatter(source);
-  const match = /^(?:[ \t]*\r?\n)*[ ]{0,3}#[ \t]+([^\r\n]*?)(?:[ \t]+#+)?[ \t]*(?:\r?\n|$)/.exec(body);
-  const heading = match?.[1].trim() ?? '';
+  // The first line with text, read alone (a heading is short; a long first line is no heading worth a name).
+  const first = body.search(/\S/);
+  if (first < 0) return null;
+  const start = body.lastIndexOf('\n', first) + 1;
+  const end = body.indexOf('\n', first);
+  const line = body.slice(start, end < 0 ? body.length : end).replace(/\r$/, '');
+  if (line.length > MAX_HEADING_LINE) return null;
+  const heading = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line)?.[1].trim() ?? '';
   return heading === '' ? null : heading;
 }
+
+const MAX_HEADING_LINE = 300;
 
 /** The YAML between the fences (null when there is no frontmatter block) and the body after them. */
 function splitFrontmatter(source: string): { yaml: string | null; body: string } {
