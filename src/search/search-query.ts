@@ -1,7 +1,8 @@
 /**
  * A search box query split into the words to rank by and the `-excluded` words. Quotes only group words.
  * `words` is what the reader typed (minus exclusions), plus the parts of tokens joined by `/`, `.` or `\`
- * (`Folder/Name` also searches `Folder Name`: PostgreSQL's parser reads such a token as one file name).
+ * (`Folder/Name` also searches `Folder Name`: PostgreSQL's parser reads such a token as one file name) and of
+ * lowerCamelCase identifiers (`aliasMode` also searches `alias Mode`).
  */
 export interface ParsedSearchQuery {
   words: string;
@@ -15,10 +16,14 @@ export interface ParsedSearchQuery {
 const EXCLUSION = /^-([\p{L}\p{N}][\p{L}\p{N}'’_.-]+)$/u;
 // Tokens the database tokenizer would fuse: a path (`Folder/Name`, `a\b`) or a dotted name (`file.md`, `v1.2`).
 const FUSED = /[\p{L}\p{N}][/\\.][\p{L}\p{N}]/u;
+// A lowerCamelCase identifier (`templateHierarchy`, `aliasMode`): two lower-case letters or more, then capitalised
+// words. Not a product name (`GitHub`, `KaTeX`, `iPhone`, `macOS`). The same rule as kurate_search_names (migration 0030).
+const CAMEL = /^[^\p{L}\p{N}]*\p{Ll}{2,}(?:\p{Lu}\p{Ll}+)+[^\p{L}\p{N}]*$/u;
 
-/** The parts of a fused token (`Folder/Name` → `Folder Name`), or '' when there are none. */
+/** The parts of a fused token (`Folder/Name` → `Folder Name`, `aliasMode` → `alias Mode`), or '' when there are none. */
 export function tokenParts(token: string): string {
-  return FUSED.test(token) ? token.split(/[/\\.]+/u).filter(Boolean).join(' ') : '';
+  if (FUSED.test(token)) return token.split(/[/\\.]+/u).filter(Boolean).join(' ');
+  return CAMEL.test(token) ? token.replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2') : '';
 }
 
 export function parseSearchQuery(query: string): ParsedSearchQuery {
