@@ -216,6 +216,8 @@ describe('names from a page\'s own first heading', () => {
     ['list', 'foam list', 'foam list'], ['cli', 'Foam CLI', 'Foam CLI'], ['templates', 'Note Templates', 'Note Templates'],
     ['graph-view', 'Graph Visualization', null], ['navigation', 'Navigation in Foam', null], ['recipes', 'Recipes', null],
     ['orphans', 'Orphaned Notes', null], ['list', 'How to list notes?', null], ['list', null, null],
+    ['Python', 'Python Basics', null], ['git', 'Git Cheatsheet', null], ['docker', 'Docker Overview', null], ['Kubernetes', 'Kubernetes Notes', null],
+    ['Python', 'Python', null], ['embeds', 'Note Embeds', 'Note Embeds'],
   ])('%s with the heading %s is named %s', (title, heading, name) => {
     expect(headingName(title, heading)).toBe(name);
   });

@@ -63,8 +63,17 @@ export function headingName(title: string, heading: string | null | undefined): 
   const at = longer.findIndex((_, i) => own.every((w, j) => longer[i + j] === w));
   // `Navigation in Foam`, `Publishing to the Web`: the heading says what the page is about, not what it is called.
   if (at < 0 || name.toLowerCase().split(/\s+/).some((w) => PREPOSITIONS.has(w) || ARTICLES.has(w)) || titleKind(name) !== 'entity') return null;
+  // `Python Basics`, `Git Cheatsheet`, `Docker Overview`: words after the title that name the document, not the thing.
+  if (longer.slice(at + own.length).some((w) => DOCUMENT_WORDS.has(w))) return null;
   return name;
 }
+
+/** Words (singular) that say what kind of document a page is: after a page's title in its heading, no part of a name. */
+const DOCUMENT_WORDS = new Set([
+  'basic', 'overview', 'guide', 'note', 'cheatsheet', 'cheat', 'sheet', 'tutorial', 'introduction', 'intro', 'reference',
+  'doc', 'documentation', 'faq', 'tip', 'summary', 'index', 'home', 'page', 'readme', 'quickstart', 'primer', 'howto',
+  'example', 'sample', 'demo', 'walkthrough', 'explained', 'explainer', 'notebook', 'log', 'journal', 'draft', 'todo',
+]);
 
 export type TitleKind = 'entity' | 'task' | 'topic';
 
