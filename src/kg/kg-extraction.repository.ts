@@ -48,8 +48,11 @@ type PageStateRow = PageForExtraction &
 /** A pending proposal's name as variants compare it: lower case, runs of `-`, `_` and spaces as one space. */
 const PROPOSAL_VARIANT = `lower(regexp_replace(p.name, '[-_[:space:]]+', ' ', 'g'))`;
 
-/** How much of a linked page's source is read for its own first heading (past a frontmatter block of usual size). */
-const LINKED_PAGE_HEAD_CHARS = 1500;
+/**
+ * How much of a linked page's source is read for its own first heading: past a frontmatter block of usual size, and
+ * little enough that a page linking to thousands of pages reads a few megabytes at most.
+ */
+const LINKED_PAGE_HEAD_CHARS = 800;
 
 export interface LinkedPage {
   title: string;
