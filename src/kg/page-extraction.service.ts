@@ -10,6 +10,7 @@ import { isAttachmentTarget } from '../extractors/attachments.js';
 import { EMBEDDER, type Embedder } from '../embedders/embedder.js';
 import { extractLinks } from '../pages/markdown/wikilinks.js';
 import { leadingHeading } from '../pages/markdown/frontmatter.js';
+import { wholeWordIndex } from '../common/whole-words.js';
 import { CallLimiter } from './call-limiter.js';
 import { planChunks, type ChunkPlan } from './chunk-plan.js';
 import type { Chunk } from './chunker.js';
@@ -490,15 +491,9 @@ function addSupport(support: { chunkId: string; pageId: string; quote: string; c
  */
 export function writtenSurface(entity: { name: string; surfaces?: string[] }, text: string): string {
   const lower = text.toLowerCase();
-  const written = (spelling: string) => {
-    const needle = spelling.toLowerCase();
-    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
-      if (!/[\p{L}\p{N}]/u.test(lower[at - 1] ?? ' ') && !/[\p{L}\p{N}]/u.test(lower[at + needle.length] ?? ' ')) return true;
-    }
-    return false;
-  };
+  const written = (spelling: string) => spelling.trim() !== '' && wholeWordIndex(lower, spelling.toLowerCase()) >= 0;
   if (written(entity.name)) return entity.name;
-  return (entity.surfaces ?? []).find((surface) => surface.trim() !== '' && written(surface)) ?? entity.name;
+  return (entity.surfaces ?? []).find(written) ?? entity.name;
 }
 
 /**
@@ -519,16 +514,16 @@ export function linkTargetsOf(
   const wanted = new Set<string>();
   const types: Record<string, EntityType> = {};
   const headings: Record<string, string> = {};
-  // Places over every page the page links to, not only this chunk's: whether the pages under it are mostly how-tos is
-  // the page's, not the chunk's, to say.
   const places: Record<string, HierarchyPlace> = {};
+  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, linkTargetPlaces: places, linkTargetHeadings: headings, wantedTargets: [] };
+  // Places over every page the page links to, not only this chunk's: whether the pages under it are mostly how-tos is
+  // the page's, not the chunk's, to say. (A chunk without links relates nothing by the hierarchy, so it needs none.)
   if (pagePath) {
     for (const page of pages.values()) {
       const place = hierarchyPlace(pagePath, page.path);
       if (place) places[page.title] = place;
     }
   }
-  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, linkTargetPlaces: places, linkTargetHeadings: headings, wantedTargets: [] };
   for (const link of extractLinks(chunkText)) {
     const page = link.key ? pages.get(link.key) : undefined;
     if (!page) {

@@ -14,6 +14,7 @@ import { normaliseEntityType } from '../vocabulary.js';
 import { type EntityType, type ExtractedEntity, type ExtractedRelation, type ExtractionRequest, type ExtractionResult, type Extractor } from '../extraction.types.js';
 import { ExtractorError } from '../../llm-client/llm-errors.js';
 import { isEnglishWord } from '../../common/wordnet.js';
+import { wholeWordIndex } from '../../common/whole-words.js';
 
 export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v8';
 
@@ -555,7 +556,8 @@ function hierarchyRelations(request: ExtractionRequest, sentences: Sentence[], s
   // A page whose pages below are mostly how-tos (`Recipes`: `add-images-to-notes`, `export-to-pdf`, …) is a list of
   // guides: a page below it named like a thing (`web-clipper`) is a guide too, not a part of it.
   const children = places.filter(([, place]) => place === 'child');
-  const guides = children.filter(([title]) => titleKind(title) === 'task').length > 0 && children.filter(([title]) => titleKind(title) === 'task').length * 2 >= children.length;
+  const howTos = children.filter(([title]) => titleKind(title) === 'task').length;
+  const guides = howTos > 0 && howTos * 2 >= children.length;
   const relations: ExtractedRelation[] = [];
   let first: number | null = null;
   for (const [title, place] of places) {
@@ -590,7 +592,7 @@ function hierarchyRelations(request: ExtractionRequest, sentences: Sentence[], s
 function sameHeadNoun(under: string, over: string): boolean {
   const a = under.toLowerCase().split(/[\s_-]+/).filter(Boolean);
   const b = over.toLowerCase().split(/[\s_-]+/).filter(Boolean);
-  return a.length > 1 && b.length >= 1 && singular(a[a.length - 1]) === singular(b[b.length - 1]);
+  return a.length > 1 && b.length > 0 && singular(a[a.length - 1]) === singular(b[b.length - 1]);
 }
 
 /**
@@ -641,10 +643,8 @@ function patternType(name: string, sentences: string[]): EntityType | null {
   const needle = name.toLowerCase();
   for (const sentence of sentences) {
     const lower = sentence.toLowerCase();
-    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
-      if (at > 0 && /[\p{L}\p{N}]/u.test(lower[at - 1])) continue;
+    for (let at = wholeWordIndex(lower, needle); at >= 0; at = wholeWordIndex(lower, needle, at + 1)) {
       const rest = lower.slice(at + needle.length, at + needle.length + 80);
-      if (/^[\p{L}\p{N}]/u.test(rest)) continue;
       const head = definitionHead(rest) ?? afterHead(rest);
       if (!head) continue;
       const type = HEAD_TYPES[head] ?? normaliseEntityType(head).type;

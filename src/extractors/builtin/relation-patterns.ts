@@ -2,6 +2,7 @@
 // closed list (extraction.types.ts) — `Markdown is a lightweight markup language` (is_a), `the graph view requires
 // the extension` (requires), `static site generators such as Jekyll` (is_a, the other way round). Only what the
 // sentence says between the two names counts; anything else stays `related_to`.
+import { wholeWordIndex } from '../../common/whole-words.js';
 import type { ExtractedEntity, Predicate } from '../extraction.types.js';
 
 type Direction = 'forward' | 'backward';
@@ -72,13 +73,8 @@ function firstOccurrence(text: string, entity: ExtractedEntity): { start: number
   let best: { start: number; end: number } | null = null;
   for (const name of [entity.name, ...(entity.surfaces ?? [])]) {
     const needle = name.toLowerCase();
-    for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-      const before = at === 0 ? ' ' : text[at - 1];
-      const after = text[at + needle.length] ?? ' ';
-      if (/[\p{L}\p{N}]/u.test(before) || /[\p{L}\p{N}]/u.test(after)) continue;
-      if (!best || at < best.start) best = { start: at, end: at + needle.length };
-      break;
-    }
+    const at = wholeWordIndex(text, needle);
+    if (at >= 0 && (!best || at < best.start)) best = { start: at, end: at + needle.length };
   }
   return best;
 }
