@@ -405,11 +405,11 @@ export class KgExtractionRepository {
     );
   }
 
-  async pendingNodeProposalsNamed(forms: string[], tx: EntityManager): Promise<{ signature: string; name: string; type: string; variant: string }[]> {
+  async pendingNodeProposalsNamed(forms: string[], tx: EntityManager): Promise<{ signature: string; name: string; type: string; variant: string; confidence: number }[]> {
     if (forms.length === 0) return [];
     return preparedQuery(
       tx,
-      `SELECT p.signature, p.name, p.node_type AS type, ${PROPOSAL_VARIANT} AS variant
+      `SELECT p.signature, p.name, p.node_type AS type, ${PROPOSAL_VARIANT} AS variant, COALESCE(p.raw_confidence, p.confidence)::float8 AS confidence
          FROM kg_proposals p
         WHERE p.kind = 'node' AND p.status = 'pending' AND ${PROPOSAL_VARIANT} = ANY($1::text[])
         ORDER BY p.support_count DESC, p.id`,

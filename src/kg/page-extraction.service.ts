@@ -313,7 +313,10 @@ export class PageExtractionService {
     // Variants of one name (case, plural, a page's file name, another type) become one proposal: the pending one that
     // already has a variant of the name, else the best supported of this run; its best-scored spelling and type name
     // it. The other spellings stay as the mentions' surfaces, which become aliases when the proposal is approved.
-    const canonical = await this.canonicalVariants(raw.filter((e) => !resolved.has(e.signature) && !resolved.has(`name:${e.normalised}`)), tx);
+    const { into: canonical, pending: pendingElsewhere } = await this.canonicalVariants(
+      raw.filter((e) => !resolved.has(e.signature) && !resolved.has(`name:${e.normalised}`)),
+      tx,
+    );
     const entities = raw.map((e) => {
       const into = canonical.get(e.signature);
       return into ? { ...e, signature: into.signature } : e;
@@ -348,7 +351,8 @@ export class PageExtractionService {
       /**
        * A relation's end: an approved node, or an entity proposed from this page. A name the chunk itself scores
        * below the threshold (one mention) may still be the end of a relation a sentence states (`stated`) when
-       * another chunk of the page proposes it; `confidence` is then the page's best for it (else the chunk's).
+       * another chunk of the page proposes it, or another page already has (a pending proposal); `confidence` is then
+       * that proposal's best for it.
        */
       const endpoint = (name: string, stated: boolean) => {
         const entity = result.entities.find((e) => e.name === name) ?? result.entities.find((e) => normaliseName(e.name) === normaliseName(name));
@@ -359,8 +363,11 @@ export class PageExtractionService {
         const mention = into?.signature ?? own;
         if (node) return { signature: node.signature, name: entity.name, mention, confidence: entity.confidence };
         if (entity.confidence >= threshold) return { signature: mention, name: into?.name ?? entity.name, mention, confidence: entity.confidence };
-        const proposed = stated ? nodeProposals.get(mention) : undefined;
-        return proposed ? { signature: mention, name: proposed.name, mention, confidence: proposed.rawConfidence } : null;
+        if (!stated) return null;
+        const proposed = nodeProposals.get(mention);
+        if (proposed) return { signature: mention, name: proposed.name, mention, confidence: proposed.rawConfidence };
+        const elsewhere = pendingElsewhere.get(mention);
+        return elsewhere ? { signature: mention, name: elsewhere.name, mention, confidence: elsewhere.confidence } : null;
       };
       for (const stated of result.relations) {
         // A typed predicate read off the sentence between two names (not through a pronoun): as credible as the
@@ -427,26 +434,31 @@ export class PageExtractionService {
     });
   }
 
-  /** For entities named by a variant of another (this run's or a pending proposal's), the proposal they join. */
+  /**
+   * For entities named by a variant of another (this run's or a pending proposal's), the proposal they join (`into`);
+   * and the pending proposals, by signature, that other pages already made of this run's names (`pending`).
+   */
   private async canonicalVariants(entities: { signature: string; entity: { name: string; type: string; confidence: number } }[], tx: EntityManager) {
     const into = new Map<string, { signature: string; name: string; type: string }>();
+    const pendingBySignature = new Map<string, { name: string; confidence: number }>();
     const groups = new Map<string, typeof entities>();
     for (const e of entities) {
       const key = variantKey(e.entity.name);
       groups.set(key, [...(groups.get(key) ?? []), e]);
     }
-    if (groups.size === 0) return into;
+    if (groups.size === 0) return { into, pending: pendingBySignature };
     await this.repository.lockVariants([...groups.keys()], tx);
     const pending = await this.repository.pendingNodeProposalsNamed([...groups.keys()].flatMap(variantForms), tx);
     for (const [key, group] of groups) {
       const existing = pending.find((p) => variantKey(p.name) === key);
+      if (existing) pendingBySignature.set(existing.signature, { name: existing.name, confidence: existing.confidence });
       const best = existing ?? [...group].sort((a, b) => b.entity.confidence - a.entity.confidence || a.signature.localeCompare(b.signature))[0];
       const target = existing
         ? { signature: existing.signature, name: existing.name, type: existing.type }
         : { signature: best.signature, name: (best as (typeof group)[number]).entity.name, type: (best as (typeof group)[number]).entity.type };
       for (const e of group) if (e.signature !== target.signature) into.set(e.signature, target);
     }
-    return into;
+    return { into, pending: pendingBySignature };
   }
 
   /** Approved nodes for the entities: by signature first; then by name, a variant of it or an alias when exactly one node (or one of the same type) has it. */

@@ -98,4 +98,21 @@ describe('what the built-in extractor proposes', () => {
     // `Netlify` is named once, capitalised, and proposed by no page: no relation to it.
     expect(edges.filter((e) => e.source === 'Netlify' || e.target === 'Netlify')).toEqual([]);
   });
+
+  it('ends a stated relation at a name the page mentions once when another page already proposes it', async () => {
+    // `Zola` is proposed from its own page first; then a page names it once, in a sentence that states a relation to a
+    // name that page proposes. Without the other page's proposal the name is a bare mention, like `Netlify` above.
+    await admin.post('/api/pages').send({ title: 'Zola', body: body('Zola is a static site generator. Zola renders Markdown into pages.') }).expect(201);
+    await waitForJobs(t);
+    await admin.post('/api/pages').send({ title: 'Harbour Docs', body: body('[[Harbour Docs]] keep the harbour rules. [[GitHub Pages]] is built on Zola here.') }).expect(201);
+    await waitForJobs(t);
+    const [zola] = await t.dataSource.query(`SELECT raw_confidence::float8 AS raw FROM kg_proposals WHERE kind = 'node' AND status = 'pending' AND name = 'Zola'`);
+    expect(zola).toBeDefined();
+    const stated = await t.dataSource.query(
+      `SELECT predicate, raw_confidence::float8 AS raw, signals FROM kg_proposals WHERE kind = 'edge' AND source_name = 'GitHub Pages' AND target_name = 'Zola'`,
+    );
+    expect(stated).toEqual([{ predicate: 'uses', raw: expect.any(Number), signals: ['sentence-pattern'] }]);
+    expect(stated[0].raw).toBeGreaterThanOrEqual(0.6);
+    expect(stated[0].raw).toBeLessThanOrEqual(zola.raw);
+  });
 });
