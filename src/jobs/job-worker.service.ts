@@ -1,6 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { KurateConfig } from '../config/kurate-config.js';
+import { TableMaintenance } from '../db/table-maintenance.js';
+import { JOB_SCHEMA } from './job-database.js';
 import { failureOf, type JobFailure } from './job-failure.js';
 import { JobQueue, type FetchedJob } from './job-queue.service.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -53,6 +55,7 @@ export class JobWorker implements BeforeApplicationShutdown {
     private readonly queue: JobQueue,
     private readonly jobs: JobsRepository,
     private readonly config: KurateConfig,
+    private readonly tables: TableMaintenance,
   ) {}
 
   /** A feature module registers the handler of each of its queues at start-up (before start()). */
@@ -238,6 +241,12 @@ export class JobWorker implements BeforeApplicationShutdown {
       await this.queue.maintain();
     } catch (error) {
       if (!this.stopping) this.logger.error(`Job maintenance failed: ${(error as Error).message}`);
+    }
+    if (this.stopping) return;
+    try {
+      await this.tables.run(['public', JOB_SCHEMA]);
+    } catch (error) {
+      if (!this.stopping) this.logger.error(`Table maintenance failed: ${(error as Error).message}`);
     }
   }
 }
