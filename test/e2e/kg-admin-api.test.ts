@@ -38,7 +38,7 @@ describe('/api/admin/kg REST API', () => {
       scope: 'all', target: null, dryRun: true, backend: 'builtin', pages: 3, includedPages: 2, excludedPages: 1, pagesToExtract: 2,
       chunks: 2, estimatedCalls: 2, requestId: null, enqueued: 0,
     });
-    expect(all.body.summary).toBe('About 2 extraction calls (builtin, kurate-builtin-v8) for 2 of 2 included pages; 0 unchanged chunks cost nothing.');
+    expect(all.body.summary).toBe('About 2 extraction calls (builtin, kurate-builtin-v9) for 2 of 2 included pages; 0 unchanged chunks cost nothing.');
     const cluster = await admin.post('/api/admin/kg/extract').send({ cluster: 'docs/advanced', dryRun: true }).expect(200);
     expect(cluster.body).toMatchObject({ scope: 'cluster', target: 'docs/advanced', pages: 1, pagesToExtract: 1, estimatedCalls: 1 });
     const page = await admin.post('/api/admin/kg/extract').send({ page: 'install', dryRun: 'true' }).expect(200);
@@ -80,7 +80,7 @@ describe('/api/admin/kg REST API', () => {
     expect(done.body).toMatchObject({ total: 2, completed: 2, done: true });
 
     const status = (await admin.get('/api/admin/kg/status').expect(200)).body;
-    expect(status.backend).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v8', embedder: 'builtin', concurrency: 4, ratePerMinute: 0, confidenceThreshold: 0.6 });
+    expect(status.backend).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v9', embedder: 'builtin', concurrency: 4, ratePerMinute: 0, confidenceThreshold: 0.6 });
     expect(status.role).toBe('all');
     expect(status.queues.map((q: { queue: string }) => q.queue)).toEqual(['kg-extract-page', 'kg-embed-nodes', 'kg-reembed']);
     expect(status.queues[0]).toMatchObject({ queued: 0, running: 0, failed: 0, completed: 4 });

@@ -26,7 +26,7 @@ class ScreenStream extends Writable {
   }
 }
 
-const ESTIMATE = /^About (\d) extraction calls \(builtin, kurate-builtin-v8\) for \1 of \1 included pages; 0 unchanged chunks cost nothing\.$/;
+const ESTIMATE = /^About (\d) extraction calls \(builtin, kurate-builtin-v9\) for \1 of \1 included pages; 0 unchanged chunks cost nothing\.$/;
 const HINT = 'No job has started for 500 ms: is a worker running (KURATE_ROLE=worker or all)? Still waiting; Ctrl-C stops waiting, not the jobs.';
 
 /**

@@ -46,7 +46,7 @@ describe('bin/kurate kg', () => {
   it('estimates the calls of a dry run and enqueues nothing', async () => {
     const dry = await kurate(as, 'kg', 'extract', '--cluster', 'docs', '--dry-run');
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toBe('About 3 extraction calls (builtin, kurate-builtin-v8) for 3 of 3 included pages; 0 unchanged chunks cost nothing.\nNothing was enqueued (dry run).\n');
+    expect(dry.stdout).toBe('About 3 extraction calls (builtin, kurate-builtin-v9) for 3 of 3 included pages; 0 unchanged chunks cost nothing.\nNothing was enqueued (dry run).\n');
     const json = JSON.parse((await kurate(as, 'kg', 'extract', '--all', '--dry-run', '--json')).stdout);
     expect(json).toMatchObject({ scope: 'all', pages: 4, includedPages: 3, excludedPages: 1, pagesToExtract: 3, estimatedCalls: 3, requestId: null });
     expect(await t.dataSource.query('SELECT count(*)::int AS n FROM pgboss.job')).toEqual([{ n: 0 }]);
@@ -56,7 +56,7 @@ describe('bin/kurate kg', () => {
     await startWorker(t);
     const run = await kurate(as, 'kg', 'extract', '--cluster', 'docs', '--poll-ms', '200');
     expect(run.code).toBe(0);
-    expect(run.stderr).toMatch(/^About 3 extraction calls \(builtin, kurate-builtin-v8\) for 3 of 3 included pages; 0 unchanged chunks cost nothing\.\nEnqueued 3 pages; request [0-9a-f-]{36}\.\n$/);
+    expect(run.stderr).toMatch(/^About 3 extraction calls \(builtin, kurate-builtin-v9\) for 3 of 3 included pages; 0 unchanged chunks cost nothing\.\nEnqueued 3 pages; request [0-9a-f-]{36}\.\n$/);
     expect(run.stdout).toBe('Done: 3 pages extracted.\n');
     expect(await t.dataSource.query('SELECT count(*)::int AS n FROM kg_page_extractions')).toEqual([{ n: 3 }]);
     const again = await kurate(as, 'kg', 'extract', '--all');
@@ -67,7 +67,7 @@ describe('bin/kurate kg', () => {
     await waitForJobs(t);
     const status = await kurate(as, 'kg', 'status');
     expect(status.code).toBe(0);
-    expect(status.stdout).toContain('Backend     builtin (kurate-builtin-v8); embeddings builtin');
+    expect(status.stdout).toContain('Backend     builtin (kurate-builtin-v9); embeddings builtin');
     expect(status.stdout).toContain('Pages       3 included: 3 extracted, 0 changed since, 0 never extracted');
     expect(status.stdout).toMatch(/^QUEUE\s+QUEUED\s+RETRYING\s+RUNNING\s+FAILED\s+DONE\nkg-extract-page\s+0\s+0\s+0\s+0\s+3$/m);
     expect(status.stdout).toMatch(/^builtin\s+0\s+0\s+0\s+0\s+3\s+3$/m);

@@ -121,6 +121,20 @@ describe('corpus statistics', () => {
     expect(names(result)).not.toContain('Folder');
     expect(result.dropped.find((d) => d.item === 'name "Folder"')?.reason).toMatch(/ordinary word in this wiki/);
   });
+
+  it('reads a capitalised word at a sentence start as a name when the wiki writes it capitalised inside its sentences', () => {
+    const text = 'Zorbly supports note templates. Templates save time.';
+    const stats = { pages: 10, terms: { zorbly: { pages: 9, lower: 1, capitalised: 25 }, templates: { pages: 6, lower: 30, capitalised: 12 } } };
+    // Without the statistics a lone capital after a sentence start says nothing.
+    expect(names(extractBuiltin(request(text)))).not.toContain('Zorbly');
+    const result = extractBuiltin(request(text, { termStats: stats }));
+    expect(names(result)).toContain('Zorbly');
+    expect(result.relations).toContainEqual(expect.objectContaining({ source: 'Zorbly', predicate: 'enables', target: 'note templates' }));
+    // A word the wiki writes in lower case stays out, and so does a common word however the wiki writes it.
+    expect(names(result)).not.toContain('Templates');
+    const common = { pages: 10, terms: { notes: { pages: 9, lower: 1, capitalised: 25 } } };
+    expect(names(extractBuiltin(request('Notes keep ideas apart. Write one a day.', { pageTitle: 'Habits', termStats: common })))).not.toContain('Notes');
+  });
 });
 
 describe('a type from the name itself, when nothing else says one', () => {

@@ -25,7 +25,7 @@ describe('the built-in extractor on a foam-docs page', () => {
     const first = await extractor.extract(REQUEST);
     const second = await new BuiltinExtractor().extract(structuredClone(REQUEST));
     expect(second).toEqual(first);
-    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v8' });
+    expect(first).toMatchObject({ extractor: 'builtin', model: 'kurate-builtin-v9' });
   });
 
   it('finds the wikilink targets, by title or by the slug the link is written with', async () => {
@@ -216,7 +216,7 @@ describe('the built-in extractor on small inputs', () => {
   });
 
   it('answers an empty or code-only chunk with nothing, and a cancelled call with the abort', async () => {
-    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v8', dropped: [] });
+    expect(await extractor.extract(request(''))).toEqual({ entities: [], relations: [], extractor: 'builtin', model: 'kurate-builtin-v9', dropped: [] });
     expect((await extractor.extract(request('```\nconst x = 1;\n```'))).entities).toEqual([]);
     const controller = new AbortController();
     controller.abort();

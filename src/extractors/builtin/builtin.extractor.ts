@@ -16,7 +16,7 @@ import { ExtractorError } from '../../llm-client/llm-errors.js';
 import { isEnglishWord } from '../../common/wordnet.js';
 import { wholeWordIndex } from '../../common/whole-words.js';
 
-export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v8';
+export const BUILTIN_EXTRACTOR_MODEL = 'kurate-builtin-v9';
 
 /**
  * How much each piece of evidence says that a name is an entity worth proposing. They combine as independent
@@ -267,7 +267,7 @@ export function extractBuiltin(request: ExtractionRequest): {
   const titleAndHeadings = ` ${searchable([request.pageTitle, ...request.headingPath].join(' | '))} `;
   if (prose.trim() !== '') {
     for (const terms of tagSentences(prose)) {
-      for (const phrase of properNounPhrases(terms)) {
+      for (const phrase of properNounPhrases(terms, (word) => writtenAsName(word, request.termStats))) {
         const ordinary = ordinaryWord(phrase.name, request.termStats);
         if (ordinary && !phrase.type) {
           dropped.push({ item: `name "${phrase.name}"`, reason: ordinary });
@@ -733,7 +733,7 @@ function isCapitalised(text: string): boolean {
 }
 
 /** Runs of capitalised words (joined by `of`, `de`, …), typed as person, place or organisation where the lexicon knows. */
-function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityType | null }[] {
+function properNounPhrases(terms: TaggedTerm[], writtenAsNameHere: (word: string) => boolean = () => false): { name: string; type: EntityType | null }[] {
   const phrases: { name: string; type: EntityType | null }[] = [];
   let run: TaggedTerm[] = [];
   let articleBefore = false;
@@ -763,11 +763,13 @@ function properNounPhrases(terms: TaggedTerm[]): { name: string; type: EntityTyp
     if (capitalised && !boundary) inRun = true;
     else if (capitalised) {
       // A capital after a boundary says little: keep it when it is an acronym, when the lexicon calls it a
-      // name, or when it starts a run of capitalised words.
+      // name, when the wiki writes the word capitalised inside its sentences (`Foam supports …`), or when it starts a
+      // run of capitalised words.
       const next = terms[i + 1];
       inRun =
         /^\p{Lu}{2,}\d*$/u.test(term.text) ||
         has(term, 'Person', 'Place', 'Organization') ||
+        (!has(term, ...FUNCTION_TAGS) && !isCommonWord(term.text) && writtenAsNameHere(term.text)) ||
         (next !== undefined && isCapitalised(next.text) && !/[^\s-]|\s-|-\s/.test(term.post) && !has(term, ...FUNCTION_TAGS));
     } else inRun = run.length > 0 && CONNECTORS.has(term.text.toLowerCase()) && isCapitalised(terms[i + 1]?.text ?? '');
     if (inRun && run.length === 0) articleBefore = i > 0 && ARTICLE_BEFORE.test(terms[i - 1].text) && !/[^\s]/.test(terms[i - 1].post);
