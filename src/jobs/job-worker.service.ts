@@ -33,6 +33,8 @@ const MAINTENANCE_EVERY_MS = 60_000;
 const WEB_BUSY_STATEMENTS = 2;
 const YIELD_CHECK_MS = 50;
 const YIELD_AT_MOST_MS = 500;
+// Table maintenance (TableMaintenance) waits for a round in which the web is not busy, for at most this long.
+const TABLES_POSTPONED_AT_MOST_MS = 10 * 60_000;
 
 /**
  * Works the job queues in this process (KURATE_ROLE worker or all; main.ts calls start()). One polling loop per queue
@@ -50,6 +52,7 @@ export class JobWorker implements BeforeApplicationShutdown {
   private stopping = false;
   private startedAt: Date | null = null;
   private yields = 0;
+  private tablesPostponedSince: number | null = null;
 
   constructor(
     private readonly queue: JobQueue,
@@ -244,9 +247,23 @@ export class JobWorker implements BeforeApplicationShutdown {
     }
     if (this.stopping) return;
     try {
+      if (await this.postponeTables()) return;
       await this.tables.run(['public', JOB_SCHEMA]);
+      this.tablesPostponedSince = null;
     } catch (error) {
       if (!this.stopping) this.logger.error(`Table maintenance failed: ${(error as Error).message}`);
     }
+  }
+
+  /**
+   * Readers first, here too: a worker process leaves the tables for the next round while the web runs
+   * WEB_BUSY_STATEMENTS statements or more, unless it has done so for TABLES_POSTPONED_AT_MOST_MS already.
+   */
+  private async postponeTables(): Promise<boolean> {
+    if (this.config.database.kind !== 'postgres' || this.config.extraction.role !== 'worker') return false;
+    if (this.tablesPostponedSince !== null && Date.now() - this.tablesPostponedSince >= TABLES_POSTPONED_AT_MOST_MS) return false;
+    if ((await this.jobs.activeWebStatements()) < WEB_BUSY_STATEMENTS) return false;
+    this.tablesPostponedSince ??= Date.now();
+    return true;
   }
 }

@@ -1,6 +1,7 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WEB_APPLICATION_NAME, WORKER_APPLICATION_NAME } from '../../src/db/application-names.js';
+import { TableMaintenance } from '../../src/db/table-maintenance.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { realPostgresUrl } from '../support/database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -58,5 +59,35 @@ describe.skipIf(!realPostgresUrl())('a worker process yields to web requests', (
     // Slowed by at most half a second a time, never stopped.
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
     expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('leaves its table maintenance for a later round while the web is busy, for at most ten minutes', async () => {
+    const worker = t.app.get(JobWorker) as unknown as { runMaintenance(): Promise<void>; tablesPostponedSince: number | null };
+    const run = vi.spyOn(t.app.get(TableMaintenance), 'run').mockResolvedValue([]);
+    try {
+      const databaseUrl = new URL(realPostgresUrl()!);
+      const [{ db }] = await t.dataSource.query(`SELECT current_database() AS db`);
+      databaseUrl.pathname = `/${db}`;
+      const sleeping: Promise<unknown>[] = [];
+      for (let i = 0; i < 2; i++) {
+        const client = new pg.Client({ connectionString: databaseUrl.toString(), application_name: WEB_APPLICATION_NAME });
+        await client.connect();
+        busy.push(client);
+        sleeping.push(client.query('SELECT pg_sleep(3)').catch(() => undefined));
+      }
+      await worker.runMaintenance();
+      expect(run).not.toHaveBeenCalled();
+      // Postponed for ten minutes already: it runs, busy or not.
+      worker.tablesPostponedSince = Date.now() - 10 * 60_000;
+      await worker.runMaintenance();
+      expect(run).toHaveBeenCalledTimes(1);
+      expect(worker.tablesPostponedSince).toBeNull();
+      // Once the readers are done, the next round runs.
+      await Promise.all(sleeping);
+      await worker.runMaintenance();
+      expect(run).toHaveBeenCalledTimes(2);
+    } finally {
+      run.mockRestore();
+    }
   });
 });
