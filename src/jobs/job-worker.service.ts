@@ -256,13 +256,15 @@ export class JobWorker implements BeforeApplicationShutdown {
   }
 
   /**
-   * Readers first, here too: a worker process leaves the tables for the next round while the web runs
-   * WEB_BUSY_STATEMENTS statements or more, unless it has done so for TABLES_POSTPONED_AT_MOST_MS already.
+   * Readers and jobs first: a worker process leaves the tables for the next round while it runs jobs or the web runs
+   * WEB_BUSY_STATEMENTS statements or more, unless it has done so for TABLES_POSTPONED_AT_MOST_MS already. A burst of
+   * extraction is vacuumed after it, when its rows are all written.
    */
   private async postponeTables(): Promise<boolean> {
     if (this.config.database.kind !== 'postgres' || this.config.extraction.role !== 'worker') return false;
     if (this.tablesPostponedSince !== null && Date.now() - this.tablesPostponedSince >= TABLES_POSTPONED_AT_MOST_MS) return false;
-    if ((await this.jobs.activeWebStatements()) < WEB_BUSY_STATEMENTS) return false;
+    const working = [...this.registrations.values()].some((registration) => registration.running.size > 0);
+    if (!working && (await this.jobs.activeWebStatements()) < WEB_BUSY_STATEMENTS) return false;
     this.tablesPostponedSince ??= Date.now();
     return true;
   }

@@ -82,8 +82,13 @@ describe.skipIf(!realPostgresUrl())('a worker process yields to web requests', (
       await worker.runMaintenance();
       expect(run).toHaveBeenCalledTimes(1);
       expect(worker.tablesPostponedSince).toBeNull();
-      // Once the readers are done, the next round runs.
+      // Once the readers are done, the next round runs, but not while this worker runs a job.
       await Promise.all(sleeping);
+      const registration = (t.app.get(JobWorker) as unknown as { registrations: Map<string, { running: Map<string, unknown> }> }).registrations.values().next().value!;
+      registration.running.set('a job', {});
+      await worker.runMaintenance();
+      expect(run).toHaveBeenCalledTimes(1);
+      registration.running.delete('a job');
       await worker.runMaintenance();
       expect(run).toHaveBeenCalledTimes(2);
     } finally {
