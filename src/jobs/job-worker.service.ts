@@ -33,7 +33,7 @@ const MAINTENANCE_EVERY_MS = 60_000;
 const WEB_BUSY_STATEMENTS = 2;
 const YIELD_CHECK_MS = 50;
 const YIELD_AT_MOST_MS = 500;
-// Table maintenance (TableMaintenance) waits for a round in which the web is not busy, for at most this long.
+// Table maintenance (TableMaintenance) waits for a round in which neither this worker nor the web is busy, at most this long.
 const TABLES_POSTPONED_AT_MOST_MS = 10 * 60_000;
 
 /**
