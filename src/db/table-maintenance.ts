@@ -101,8 +101,9 @@ export class TableMaintenance {
       if (this.config.database.kind !== 'embedded') await runner.query(`SET vacuum_cost_delay = '2ms'; SET vacuum_cost_limit = 200`);
       for (const chore of chores) {
         const started = Date.now();
-        // VACUUM cannot run inside a transaction: each is a statement of its own, outside any.
-        await runner.query(`${chore.action === 'vacuum' ? 'VACUUM (ANALYZE)' : 'ANALYZE'} ${identifier(chore.schema)}.${identifier(chore.table)}`);
+        // VACUUM cannot run inside a transaction: each is a statement of its own, outside any; SKIP_LOCKED leaves a
+        // table that another transaction holds a conflicting lock on for the next round rather than wait for it.
+        await runner.query(`${chore.action === 'vacuum' ? 'VACUUM (ANALYZE, SKIP_LOCKED)' : 'ANALYZE (SKIP_LOCKED)'} ${identifier(chore.schema)}.${identifier(chore.table)}`);
         this.logger.log(`${chore.action === 'vacuum' ? 'Vacuumed' : 'Analyzed'} ${chore.schema}.${chore.table} (${chore.reason}) in ${Date.now() - started} ms`);
       }
     } finally {

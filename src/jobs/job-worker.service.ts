@@ -53,6 +53,8 @@ export class JobWorker implements BeforeApplicationShutdown {
   private startedAt: Date | null = null;
   private yields = 0;
   private tablesPostponedSince: number | null = null;
+  /** A round of table maintenance is under way (a paced vacuum may outlast the interval). */
+  private tablesRunning = false;
 
   constructor(
     private readonly queue: JobQueue,
@@ -83,8 +85,9 @@ export class JobWorker implements BeforeApplicationShutdown {
     await this.queue.start();
     // The embedded database belongs to this one process, so any job still active was cut short by a crash.
     if (this.config.database.kind === 'embedded') await this.recoverAbandonedJobs();
-    await this.runMaintenance();
-    this.maintenance = setInterval(() => void this.runMaintenance(), Math.min(MAINTENANCE_EVERY_MS, this.config.extraction.jobTimeoutSeconds * 500));
+    // The tables wait for the first round: jobs start without waiting for a vacuum.
+    await this.runMaintenance({ tables: false });
+    this.maintenance = setInterval(() => void this.runMaintenance({ tables: true }), Math.min(MAINTENANCE_EVERY_MS, this.config.extraction.jobTimeoutSeconds * 500));
     this.maintenance.unref();
     this.loops = [...this.registrations.values()].map((registration) => this.poll(registration));
     this.logger.log(`Working queues ${[...this.registrations.keys()].join(', ')}`);
@@ -239,19 +242,22 @@ export class JobWorker implements BeforeApplicationShutdown {
     if (abandoned.length > 0) this.logger.warn(`Handed back ${abandoned.length} job(s) left running when this process last stopped`);
   }
 
-  private async runMaintenance(): Promise<void> {
+  private async runMaintenance(options: { tables: boolean }): Promise<void> {
     try {
       await this.queue.maintain();
     } catch (error) {
       if (!this.stopping) this.logger.error(`Job maintenance failed: ${(error as Error).message}`);
     }
-    if (this.stopping) return;
+    if (this.stopping || !options.tables || this.tablesRunning) return;
+    this.tablesRunning = true;
     try {
       if (await this.postponeTables()) return;
       await this.tables.run(['public', JOB_SCHEMA]);
       this.tablesPostponedSince = null;
     } catch (error) {
       if (!this.stopping) this.logger.error(`Table maintenance failed: ${(error as Error).message}`);
+    } finally {
+      this.tablesRunning = false;
     }
   }
 

@@ -62,7 +62,7 @@ describe.skipIf(!realPostgresUrl())('a worker process yields to web requests', (
   });
 
   it('leaves its table maintenance for a later round while the web is busy, for at most ten minutes', async () => {
-    const worker = t.app.get(JobWorker) as unknown as { runMaintenance(): Promise<void>; tablesPostponedSince: number | null };
+    const worker = t.app.get(JobWorker) as unknown as { runMaintenance(options: { tables: boolean }): Promise<void>; tablesPostponedSince: number | null };
     const run = vi.spyOn(t.app.get(TableMaintenance), 'run').mockResolvedValue([]);
     try {
       const databaseUrl = new URL(realPostgresUrl()!);
@@ -75,21 +75,21 @@ describe.skipIf(!realPostgresUrl())('a worker process yields to web requests', (
         busy.push(client);
         sleeping.push(client.query('SELECT pg_sleep(3)').catch(() => undefined));
       }
-      await worker.runMaintenance();
+      await worker.runMaintenance({ tables: true });
       expect(run).not.toHaveBeenCalled();
       // Postponed for ten minutes already: it runs, busy or not.
       worker.tablesPostponedSince = Date.now() - 10 * 60_000;
-      await worker.runMaintenance();
+      await worker.runMaintenance({ tables: true });
       expect(run).toHaveBeenCalledTimes(1);
       expect(worker.tablesPostponedSince).toBeNull();
       // Once the readers are done, the next round runs, but not while this worker runs a job.
       await Promise.all(sleeping);
       const registration = (t.app.get(JobWorker) as unknown as { registrations: Map<string, { running: Map<string, unknown> }> }).registrations.values().next().value!;
       registration.running.set('a job', {});
-      await worker.runMaintenance();
+      await worker.runMaintenance({ tables: true });
       expect(run).toHaveBeenCalledTimes(1);
       registration.running.delete('a job');
-      await worker.runMaintenance();
+      await worker.runMaintenance({ tables: true });
       expect(run).toHaveBeenCalledTimes(2);
     } finally {
       run.mockRestore();
