@@ -38,3 +38,15 @@ export function compoundParts(word: string): [string, string] | null {
   }
   return best;
 }
+
+/**
+ * The closed spelling of a hyphenated word (`to-do` → `todo`, `e-mail` → `email`, `set-up` → `setup`): PostgreSQL
+ * keeps `to-do` as one lexeme (its parts are stop words), which a page that writes `todo` never holds. Null for a word
+ * without a hyphen between letters, or one whose closed spelling is shorter than four letters.
+ */
+export function closedSpelling(word: string): string | null {
+  const lower = word.toLowerCase();
+  if (!/^\p{L}+(?:-\p{L}+)+$/u.test(lower)) return null;
+  const closed = lower.replace(/-/g, '');
+  return closed.length >= 4 ? closed : null;
+}

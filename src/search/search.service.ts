@@ -16,7 +16,7 @@ import { SearchNamesService, type SearchKnowledge } from './search-names.service
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
 import { SearchRepository, type LexicalHit, type QueryExpansion, type SearchFilters } from './search.repository.js';
-import { compoundParts, querySynonymCandidates } from './query-synonyms.js';
+import { closedSpelling, compoundParts, querySynonymCandidates } from './query-synonyms.js';
 import { loadWordNetIndex } from '../common/wordnet.js';
 import { WordNetSynonyms } from './wordnet-synonyms.js';
 import { cachedSnippet, keepSnippet, snippetSource, snippetWindow } from './snippets.js';
@@ -231,6 +231,17 @@ export class SearchService implements OnApplicationBootstrap {
   }
 
   /**
+   * The closed spelling of the reader's hyphenated words (`to-do` → `todo`), at full weight and always: it is the same
+   * word, and a wiki often writes both (the Dendron docs: `to-do` on one page, `todo` on the tasks page).
+   */
+  private spellingExpansions(readerWords: readonly string[]): QueryExpansion[] {
+    return [...new Set(readerWords.map((w) => w.toLowerCase()))].flatMap((word) => {
+      const closed = closedSpelling(word);
+      return closed ? [{ words: closed, weight: 1 }] : [];
+    });
+  }
+
+  /**
    * At start: the word list closed compounds are split by (query-synonyms.ts), read before the server listens rather
    * than in the first search that needs it (0.1 s of the event loop); and the HNSW index for the embedder's model, as
    * soon as its size is known (configured, or from stored vectors).
@@ -285,6 +296,7 @@ export class SearchService implements OnApplicationBootstrap {
     const expansions: QueryExpansion[] = [
       ...(expansionWeight > 0 && understanding.expansion.length > 0 ? [{ words: understanding.expansion.join(' '), weight: expansionWeight }] : []),
       ...(weights.lexical > 0 ? await this.synonymExpansions(readerWords, options) : []),
+      ...(weights.lexical > 0 ? this.spellingExpansions(readerWords) : []),
     ];
     const lexicalRaw =
       weights.lexical > 0

@@ -13,6 +13,8 @@ const PAGES = [
   { path: 'picture-frames.md', title: 'Picture frames', body: 'A picture frame is a decoration around a picture; pictures and pictures again.' },
   { path: 'calendar.md', title: 'Calendar', body: 'The calendar lists dates.' },
   { path: 'tags.md', title: 'Tags', body: 'Label a note with tags; the tag pane lists them.' },
+  { path: 'checklists.md', title: 'Checklists', body: 'Keep a todo list in any note.' },
+  { path: 'planning.md', title: 'Planning', body: 'Write one to-do for each week.' },
 ];
 
 /**
@@ -59,6 +61,12 @@ describe('search: WordNet synonyms of the reader’s rare words', () => {
     expect((await search(readerOff, 'hashtags')).hits).toEqual([]);
     // A word of the language is never split (`therapist` is not `the rapist`), nor one the wiki uses.
     expect((await search(reader, 'calendars')).hits.map((h) => h.slug)).toEqual(['calendar', 'journal']);
+  });
+
+  it('reads a hyphenated word in its closed spelling too: "to-do" finds the page that writes "todo", and the one that writes "to-do"', async () => {
+    const found = await search(reader, 'to-do');
+    expect(found.hits.map((h) => h.slug).sort()).toEqual(['checklists', 'planning']);
+    expect(found.hits.find((h) => h.slug === 'checklists')!.explain!.terms.map((t) => t.term)).toContain('todo');
   });
 
   it('names, numbers and stopwords are never widened, and odd input stays a 200 or a clear 400', async () => {

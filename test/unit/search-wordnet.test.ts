@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compoundParts, querySynonymCandidates } from '../../src/search/query-synonyms.js';
+import { closedSpelling, compoundParts, querySynonymCandidates } from '../../src/search/query-synonyms.js';
 import { baseForms } from '../../src/common/wordnet.js';
 import { WordNetSynonyms } from '../../src/search/wordnet-synonyms.js';
 
@@ -90,5 +90,20 @@ describe('closed compounds the language does not list', () => {
 
   it.each(['therapist', 'notebook', 'keyboard', 'transclusion', 'unlinked', 'wikilinks', 'short', 'Hashtags2', 'hash-tags'])('leaves %s whole', (word) => {
     expect(compoundParts(word)).toBeNull();
+  });
+});
+
+describe('the closed spelling of a hyphenated word', () => {
+  it.each([
+    ['to-do', 'todo'],
+    ['E-mail', 'email'],
+    ['set-up', 'setup'],
+    ['pre-processing', 'preprocessing'],
+  ])('%s → %s', (word, closed) => {
+    expect(closedSpelling(word)).toBe(closed);
+  });
+
+  it.each(['todo', 'x-y', 'a-b', '--option', '-v', 'v1-2', 'to-', 'ad-hoc-'])('none for %s', (word) => {
+    expect(closedSpelling(word)).toBeNull();
   });
 });
