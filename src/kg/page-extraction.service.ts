@@ -526,16 +526,10 @@ export function linkTargetsOf(
   const wanted = new Set<string>();
   const types: Record<string, EntityType> = {};
   const headings: Record<string, string> = {};
-  const places: Record<string, HierarchyPlace> = {};
-  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, linkTargetPlaces: places, linkTargetHeadings: headings, wantedTargets: [] };
+  if (!chunkText.includes('[')) return { linkTargets: [], linkTargetTypes: types, linkTargetPlaces: {}, linkTargetHeadings: headings, wantedTargets: [] };
   // Places over every page the page links to, not only this chunk's: whether the pages under it are mostly how-tos is
   // the page's, not the chunk's, to say. (A chunk without links relates nothing by the hierarchy, so it needs none.)
-  if (pagePath) {
-    for (const page of pages.values()) {
-      const place = hierarchyPlace(pagePath, page.path);
-      if (place) places[page.title] = place;
-    }
-  }
+  const places = placesOf(pages, pagePath);
   for (const link of extractLinks(chunkText)) {
     const page = link.key ? pages.get(link.key) : undefined;
     if (!page) {
@@ -545,10 +539,35 @@ export function linkTargetsOf(
     targets.add(page.title);
     const type = pageEntityType(page);
     if (type) types[page.title] = type;
-    const heading = page.head ? leadingHeading(page.head) : null;
+    const heading = headingOf(page);
     if (heading) headings[page.title] = heading;
   }
   return { linkTargets: [...targets], linkTargetTypes: types, linkTargetPlaces: places, linkTargetHeadings: headings, wantedTargets: [...wanted].filter((w) => !targets.has(w)) };
+}
+
+// Computed once per page's linked pages, not once per chunk: a page's chunks share its map of linked pages.
+const placesByPages = new WeakMap<Map<string, LinkedPage>, { pagePath: string; places: Record<string, HierarchyPlace> }>();
+const linkedHeadings = new WeakMap<LinkedPage, string | null>();
+
+/** The place in the vault's hierarchy, relative to the page at `pagePath`, of each page it links to, by title. */
+function placesOf(pages: Map<string, LinkedPage>, pagePath: string | null): Record<string, HierarchyPlace> {
+  if (!pagePath) return {};
+  const known = placesByPages.get(pages);
+  if (known?.pagePath === pagePath) return known.places;
+  const places: Record<string, HierarchyPlace> = {};
+  for (const page of pages.values()) {
+    const place = hierarchyPlace(pagePath, page.path);
+    if (place) places[page.title] = place;
+  }
+  placesByPages.set(pages, { pagePath, places });
+  return places;
+}
+
+/** The first heading a linked page opens with (`# foam list`), read from the start of its source once. */
+function headingOf(page: LinkedPage): string | null {
+  let heading = linkedHeadings.get(page);
+  if (heading === undefined) linkedHeadings.set(page, (heading = page.head ? leadingHeading(page.head) : null));
+  return heading;
 }
 
 /**

@@ -110,8 +110,10 @@ export class TransclusionService {
     const markdown = markdownOf(body);
     const context = await this.context(slug, markdown, tx);
     if (!context && !markdown.includes('![[')) return;
-    const text = context ? transcludedText(slug, markdown, context.transclusion, (link) => context.resolved.get(link.key)?.slug ?? null) : '';
-    await this.repository.setTranscludedText(id, distinctWords(text, plainText(markdown)), tx);
+    // Nothing transcluded (its embeds are files, or pages that are gone): the stored words are cleared, and the page's
+    // own text need not be read to tell which words are new.
+    const words = context ? distinctWords(transcludedText(slug, markdown, context.transclusion, (link) => context.resolved.get(link.key)?.slug ?? null), plainText(markdown)) : '';
+    await this.repository.setTranscludedText(id, words, tx);
   }
 }
 
