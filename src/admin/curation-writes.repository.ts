@@ -147,6 +147,14 @@ export class CurationWritesRepository {
   async mergeNodes(j: ActionJournal, from: LockedNode, into: LockedNode, aliases: string[], description: string): Promise<{ edgesRepointed: number; edgesCollapsed: number; mentionsMoved: number }> {
     const { tx } = j;
     const ids = [from.id, into.id];
+    // Their edges are locked first (a statement of its own, in id order): a merge of the entity at an edge's other end,
+    // or a swap of its direction, that commits meanwhile is then what this merge reads and copies, never overwritten
+    // with the end it had before.
+    await tx.query(
+      `SELECT count(*) FROM (SELECT e.id FROM kg_edges e WHERE e.source_node_id = ANY($1::bigint[]) OR e.target_node_id = ANY($1::bigint[])
+                              ORDER BY e.id FOR UPDATE) locked`,
+      [ids],
+    );
     await this.journalNodeNeighbourhood(j, ids);
     await tx.query('UPDATE kg_nodes SET aliases = $2, description = $3, updated_at = now() WHERE id = $1', [into.id, aliases, description]);
     await tx.query(`UPDATE kg_node_signatures SET node_id = $2, reason = 'merged' WHERE node_id = $1`, [from.id, into.id]);

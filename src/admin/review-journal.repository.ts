@@ -1,15 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, QueryFailedError } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import type { Actor } from '../auth/actor.js';
 import { shareReviewLock } from '../db/kg-purge-lock.js';
 import { withProbePlans } from '../db/probe-plans.js';
 import { returnedRows } from '../db/sql-rows.js';
+import { sqlStateOf } from '../db/sql-state.js';
 import type { KgReviewActionEntity, ReviewActionKind } from './tables/kg-review-action.entity.js';
 import { JOURNALED_TABLES, type JournaledTable } from './tables/kg-review-journal.entity.js';
 
-/** PostgreSQL errors after which a review action runs again: deadlock, serialization failure, unique violation. */
-const RETRIED = new Set(['40P01', '40001', '23505']);
+/**
+ * PostgreSQL errors after which a review action runs again: deadlock, serialization failure, unique violation, and
+ * foreign-key violation (the action referred to an entity that another action merged or deleted meanwhile).
+ */
+const RETRIED = new Set(['40P01', '40001', '23505', '23503']);
 
 /** Each journaled table's primary key: its columns and their SQL types (to read them back out of the jsonb key). */
 const PRIMARY_KEYS: Record<JournaledTable, [string, 'bigint' | 'text'][]> = {
@@ -105,7 +109,9 @@ export class ReviewJournalRepository {
    * again (it starts over from scratch, so it sees what the other one did). So is one that broke a unique key: two
    * actions that each checked a name, an edge or a proposal free and then wrote it (two admins creating one entity
    * at once); run again, the second finds the first's row and answers as it would have one after the other (a 409
-   * that names it), never a 500.
+   * that names it), never a 500. So is one that wrote a row referring to an entity another action merged away or
+   * deleted after this one had read it (an approval into an entity merged at that moment): run again, it finds the
+   * entity the merge kept, or none.
    */
   async transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -117,8 +123,7 @@ export class ReviewJournalRepository {
           return work(tx);
         });
       } catch (error) {
-        const code = error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
-        if (attempt >= 3 || !RETRIED.has(code ?? '')) throw error;
+        if (attempt >= 3 || !RETRIED.has(sqlStateOf(error) ?? '')) throw error;
       }
     }
   }

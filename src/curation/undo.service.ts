@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
+import { sqlStateOf } from '../db/sql-state.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { ReviewErrors } from '../admin/review-errors.js';
@@ -58,7 +58,7 @@ export class UndoService {
       try {
         restored = await this.journal.restore(actionId, tx);
       } catch (error) {
-        const code = error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
+        const code = sqlStateOf(error);
         if (code !== '23505' && code !== '23503') throw error;
         throw ReviewErrors.conflict('changed_since', `Action ${actionId} cannot be undone: the graph now holds a row that would clash with the one it would restore (${code === '23505' ? 'the same name, edge or pending proposal exists again' : 'an entity it refers to is gone'}). Nothing was changed.`, { actionId });
       }

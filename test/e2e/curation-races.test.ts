@@ -88,4 +88,44 @@ describe('curation actions that race each other', () => {
     // (The factory's chunk has no embedding, so only the co-mention invariant is asked.)
     expect(health.invariants.find((i: { name: string }) => i.name === 'co_mention_weights')).toMatchObject({ ok: true, count: 0 });
   });
+  it('a proposal approved while the entity its name leads to is merged into another: the approval lands on the survivor, never a 500', async () => {
+    const api = await t.as('admin');
+    const kg = await KgFactory.for(t);
+    const from = await kg.node({ name: 'Londinium', type: 'place' });
+    const into = await kg.node({ name: 'London', type: 'place' });
+    const passage = await kg.passage('Roman Britain', 'Londinium was a Roman town.');
+    const proposal = await kg.nodeProposal({ name: 'Londinium', type: 'place', support: [passage] });
+    // The merge queues on the entity's row first; the approval resolves the proposal's name to that entity, then
+    // queues on it too (its provenance row refers to it). The merge goes first and deletes the entity.
+    const g = await holdLock(t.dataSource, 'SELECT 1 FROM kg_nodes WHERE id = $1 FOR UPDATE', [from]);
+    const merge = api.post(`${BASE}/entities/${from}/merge`).send({ intoId: into }).then((r) => r);
+    await waitFor('the merge to queue', async () => (await g.waiting()) >= 1);
+    const approval = api.post(`${BASE}/proposals/${proposal}/approve`).send({}).then((r) => r);
+    await waitFor('the approval to queue', async () => (await g.waiting()) >= 2);
+    await g.release();
+    const [merged, approved] = await Promise.all([merge, approval]);
+    expect(merged.status, JSON.stringify(merged.body)).toBe(200);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(await kg.count('kg_nodes', 'id = $1', [from])).toBe(0);
+    expect(await kg.count('kg_node_provenance', 'node_id = $1 AND proposal_id = $2', [into, proposal])).toBe(1);
+    expect(await kg.count('kg_mentions', 'chunk_id = $1 AND node_id = $2', [passage.chunkId, into])).toBe(1);
+  });
+
+  it('two merges at once whose entities share an edge: the edge joins the two survivors (neither merge writes back an end the other removed)', async () => {
+    const api = await t.as('admin');
+    const kg = await KgFactory.for(t);
+    const [a, b, c, d] = [await kg.node({ name: 'Edge End A' }), await kg.node({ name: 'Edge End B' }), await kg.node({ name: 'Edge End C' }), await kg.node({ name: 'Edge End D' })];
+    const edge = await kg.edge(a, c, 'uses');
+    // Both merges queue on the edge they share, each holding its own two entities.
+    const g = await holdLock(t.dataSource, 'SELECT 1 FROM kg_edges WHERE id = $1 FOR UPDATE', [edge]);
+    const merges = [[a, b], [c, d]].map(([from, into]) => api.post(`${BASE}/entities/${from}/merge`).send({ intoId: into }).then((r) => r));
+    await waitFor('both merges to queue on the edge', async () => (await g.waiting()) >= 2);
+    await g.release();
+    const answers = await Promise.all(merges);
+    expect(answers.map((r) => r.status), JSON.stringify(answers.map((r) => r.body))).toEqual([200, 200]);
+    const [row] = await t.dataSource.query('SELECT source_node_id::text AS s, target_node_id::text AS t FROM kg_edges WHERE id = $1', [edge]);
+    expect(row).toEqual({ s: b, t: d });
+    const health = (await api.get('/admin/kg-policy/health').expect(200)).body;
+    expect(health.invariants.find((i: { name: string }) => i.name === 'edges_to_merged_or_retired_nodes')).toMatchObject({ ok: true, count: 0 });
+  });
 });
