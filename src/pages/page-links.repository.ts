@@ -7,6 +7,15 @@ import type { Announcement } from './page-change-feed.js';
 
 export type LinkWrite = BodyLink;
 
+/** A live page that links to a page being renamed, as read (and locked) for its links to be rewritten. */
+export interface LinkingSource {
+  id: string;
+  slug: string;
+  title: string;
+  body: string;
+  version: number;
+}
+
 export interface LinkedPage {
   slug: string;
   title: string;
@@ -132,7 +141,7 @@ export class PageLinksRepository {
   }
 
   /** Live pages (other than the page itself) that link to a page, with what a rewrite of their text needs. */
-  sourcesLinkingTo(pageId: string, db: EntityManager): Promise<{ id: string; slug: string; title: string; body: string; version: number }[]> {
+  sourcesLinkingTo(pageId: string, db: EntityManager): Promise<LinkingSource[]> {
     // Locked (in id order) before they are read: an edit of one of them that drops the link takes no lock the
     // renaming write holds, and read unlocked it could commit between this read and the rewrite, which would then
     // miss its version. A row locked here is read as last committed (a page trashed meanwhile drops out).

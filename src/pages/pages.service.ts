@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
+import { isTransientConflict } from '../db/sql-state.js';
 import type { Actor } from '../auth/actor.js';
 import { aliasesOf, clustersOf, parseFrontmatter, tagsOf } from './markdown/frontmatter.js';
 import { parsePageSource } from './page-source.js';
@@ -9,7 +10,7 @@ import { rewriteWikilinks } from './markdown/link-rewrite.js';
 import { inlineTags, stripComments } from './markdown/obsidian-syntax.js';
 import { pageSlug, slugify } from './markdown/slug.js';
 import { outboundLinks } from './markdown/wikilinks.js';
-import { PageLinksRepository, type LinkWrite } from './page-links.repository.js';
+import { PageLinksRepository, type LinkWrite, type LinkingSource } from './page-links.repository.js';
 import { PageChangeFeed } from './page-change-feed.js';
 import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
@@ -18,6 +19,9 @@ import { PagesRepository, type PageListFilter, type PageWrite } from './pages.re
 import { TransclusionService } from './transclusion.service.js';
 import { MarkdownPool } from './markdown-pool.js';
 import type { FileReference } from './markdown/file-embeds.js';
+
+/** A page write that PostgreSQL aborted as a deadlock runs again at most this many times in all. */
+const MAX_WRITE_ATTEMPTS = 3;
 
 export interface CreatePageInput {
   /** Used when the frontmatter has no `title`. */
@@ -146,6 +150,9 @@ export class PagesService {
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
     return this.write(ownKeys, async (tx) => {
       if (newSlug !== current.slug) await this.assertSlugFree(newSlug, tx);
+      // The pages whose links are rewritten are locked before this page's row: a rename of one of them, which locks
+      // its own row first and then this page (as a page that links to it), queues behind this one.
+      const sources = options.rewriteLinks ? await this.links.sourcesLinkingTo(current.id, tx) : [];
       const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, tx);
       if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
       await this.pages.insertRevision(
@@ -154,7 +161,7 @@ export class PagesService {
         await this.pages.addRedirect(current.slug, current.id, tx);
         await this.pages.removeRedirect(newSlug, tx);
       }
-      const rewrittenPages = options.rewriteLinks ? await this.rewriteIncoming(current, title, actor, tx) : [];
+      const rewrittenPages = await this.rewriteIncoming(current, sources, title, actor, tx);
       await this.links.reresolve(current.id, ownKeys, tx);
       return { page: await this.saved(current.id, 'renamed', tx), rewrittenPages };
     });
@@ -256,7 +263,22 @@ export class PagesService {
    * the keys whose resolution the write may change (its own and those it links to): concurrent writes sharing one
    * take turns, so a page and a link to it saved at the same moment still meet.
    */
+  /**
+   * Runs a page write in one transaction under its link keys' locks. Two writes that lock the same rows in a different
+   * order (two renames, each rewriting a page that links to the other's page) can deadlock on PostgreSQL; the one it
+   * aborts runs again from the start and sees what the other did.
+   */
   private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writeOnce(linkKeys, work, touchedPages);
+      } catch (error) {
+        if (attempt >= MAX_WRITE_ATTEMPTS || !isTransientConflict(error)) throw error;
+      }
+    }
+  }
+
+  private async writeOnce<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
     let changed: string[] | null = null;
     const announcement = this.changeFeed.announcement;
     let result: T;
@@ -320,8 +342,7 @@ export class PagesService {
 
 
 
-  private async rewriteIncoming(page: PageEntity, newTitle: string, actor: Actor, tx: EntityManager): Promise<string[]> {
-    const sources = await this.links.sourcesLinkingTo(page.id, tx);
+  private async rewriteIncoming(page: PageEntity, sources: readonly LinkingSource[], newTitle: string, actor: Actor, tx: EntityManager): Promise<string[]> {
     const rewritten: string[] = [];
     for (const source of sources) {
       const body = rewriteWikilinks(source.body, new Set(page.linkKeys), newTitle);

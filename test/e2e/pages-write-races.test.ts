@@ -69,6 +69,30 @@ describe('page writes that race each other', () => {
     expect((await author.get(`/api/pages/${other.slug}`).expect(200)).body.body).toBe('Also [[Race Renamed]].');
   });
 
+  it('two renames at once that rewrite one page linking to both: both succeed, and the page links to both new names', async () => {
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Twin Rename A', body: 'First.' }).expect(201);
+    await author.post('/api/pages').send({ title: 'Twin Rename B', body: 'Second.' }).expect(201);
+    const source = (await author.post('/api/pages').send({ title: 'Twin Rename Source', body: 'See [[Twin Rename A]] and [[Twin Rename B]].' }).expect(201)).body;
+    // Both renames reach the linking page's row and queue behind the gate. Each had taken its own page's row first
+    // (changing its slug), and rewriting the source's links to the other's page needs a share of that page's row:
+    // without a lock order, the two deadlocked and one answered 500.
+    const gate = await holdPage(t.dataSource, source.slug);
+    const renames = [['twin-rename-a', 'Twin Renamed A'], ['twin-rename-b', 'Twin Renamed B']].map(([slug, title]) =>
+      author.post(`/api/pages/${slug}/rename`).send({ title, rewriteLinks: true }).then((r) => r),
+    );
+    await waitFor('both renames to queue behind the linking page', async () => (await gate.waiting()) >= 2);
+    await gate.release();
+    const answers = await Promise.all(renames);
+    expect(answers.map((r) => r.status), JSON.stringify(answers.map((r) => r.body))).toEqual([201, 201]);
+    const after = await author.get(`/api/pages/${source.slug}`).expect(200);
+    expect(after.body.body).toBe('See [[Twin Renamed A]] and [[Twin Renamed B]].');
+    expect(after.body.version).toBe(3);
+    const outbound = await t.dataSource.query(
+      `SELECT p.slug FROM page_links l JOIN pages p ON p.id = l.resolved_page_id WHERE l.from_page_id = $1 ORDER BY p.slug`, [source.id]);
+    expect(outbound.map((r: { slug: string }) => r.slug)).toEqual(['twin-renamed-a', 'twin-renamed-b']);
+  });
+
   it('two deletes of one page: one moves it to the trash, the other finds no page (404), and the trash holds it once', async () => {
     const author = await t.as('author');
     await author.post('/api/pages').send({ title: 'Delete Twice', body: 'Going.' }).expect(201);
