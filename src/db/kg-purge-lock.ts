@@ -4,7 +4,8 @@ import type { EntityManager } from 'typeorm';
 // transaction, a purge holds it alone. A purge computes what derives only from the purged pages, then deletes it
 // table by table; an approval committing in between (a node whose provenance names a proposal the purge is about to
 // delete) would leave a node without provenance, or fail the purge on a foreign key.
-const KEY = `hashtextextended('kurate.kg.review-or-purge', 0)`;
+export const REVIEW_PURGE_LOCK_KEY = `hashtextextended('kurate.kg.review-or-purge', 0)`;
+const KEY = REVIEW_PURGE_LOCK_KEY;
 
 /** For a review or curation action: taken in its own statement, first, so that it waits for a purge to end. */
 export async function shareReviewLock(tx: EntityManager): Promise<void> {

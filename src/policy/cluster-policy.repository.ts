@@ -52,6 +52,14 @@ export class ClusterPolicyRepository {
     return tx.findOne(KgClusterPolicyEntity, { where: { cluster }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /**
+   * Waits for the policy changes under way to commit and holds off new ones until the transaction ends (a purge
+   * decides on the policy it then reads, which no one can change under it).
+   */
+  async holdAgainstChanges(tx: EntityManager): Promise<void> {
+    await tx.query('LOCK TABLE kg_cluster_policy IN SHARE MODE');
+  }
+
   /** Bootstrap must see an empty table and fill it without another bootstrap slipping in between. */
   async lockTable(tx: EntityManager): Promise<void> {
     await tx.query('LOCK TABLE kg_cluster_policy IN SHARE ROW EXCLUSIVE MODE');

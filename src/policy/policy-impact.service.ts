@@ -41,12 +41,7 @@ export class PolicyImpactService {
    */
   async purge(cluster: string, options: { confirm?: string; dryRun?: boolean }, origin: RequestOrigin): Promise<PurgeResponse> {
     const current = await this.policy.requireKnownCluster(cluster);
-    if (current.effectiveAction === 'include') {
-      const via = current.inheritedFrom ? ` (through its parent "${current.inheritedFrom}")` : '';
-      throw new ConflictException(
-        `The cluster "${cluster}" is included${via}: set it to exclude first, or its pages would simply be extracted again.`,
-      );
-    }
+    refuseIncluded(cluster, current);
     const dryRun = options.dryRun ?? true;
     if (!dryRun && options.confirm !== cluster) {
       throw new DomainException(
@@ -58,7 +53,11 @@ export class PolicyImpactService {
     const result = await run(async (tx) => {
       // A real purge waits for the extraction runs and review actions under way, and holds off new ones (a dry run
       // only measures, so it stops no one).
-      if (!dryRun) await this.derivations.lockForPurge(cluster, tx);
+      if (!dryRun) {
+        // Checked again where it counts: an include committed since the check above must win, not be purged.
+        refuseIncluded(cluster, await this.policy.holdEffectivePolicy(cluster, tx));
+        await this.derivations.lockForPurge(cluster, tx);
+      }
       const targets = await this.derivations.selectPurgeTargets(cluster, tx);
       const deleted = await this.derivations.purgeSelected(tx);
       if (!dryRun) {
@@ -78,6 +77,13 @@ export class PolicyImpactService {
       : `Purged "${cluster}": deleted ${plural(total, 'row')} derived from ${pages} (${what}).`;
     return { cluster, dryRun, pages: result.targets.pages, includedPagesKept: result.targets.includedPagesKept, deleted, summary };
   }
+}
+
+/** A purge of an included cluster is a 409: its pages would simply be extracted again. */
+function refuseIncluded(cluster: string, policy: { effectiveAction: string; inheritedFrom: string | null }): void {
+  if (policy.effectiveAction !== 'include') return;
+  const via = policy.inheritedFrom ? ` (through its parent "${policy.inheritedFrom}")` : '';
+  throw new ConflictException(`The cluster "${cluster}" is included${via}: set it to exclude first, or its pages would simply be extracted again.`);
 }
 
 export function describeChanges(changes: VisibilityChange[]): string {

@@ -176,6 +176,16 @@ export class PolicyService {
     return found;
   }
 
+  /**
+   * Inside a transaction, the cluster's policy as committed now, held until the transaction ends: no policy change can
+   * commit in between (a purge checks it is still excluded where it deletes).
+   */
+  async holdEffectivePolicy(cluster: string, tx: EntityManager): Promise<{ effectiveAction: string; inheritedFrom: string | null }> {
+    await this.policies.holdAgainstChanges(tx);
+    const view = this.clusterView(cluster, undefined, policyMap(await this.policies.findAll(tx)));
+    return { effectiveAction: view.effectiveAction, inheritedFrom: view.inheritedFrom };
+  }
+
   /** Writes to both trails: kg_policy_audit (the policy's own, with the action) and the site-wide audit log. */
   async record(
     origin: RequestOrigin,

@@ -1,5 +1,6 @@
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REVIEW_PURGE_LOCK_KEY } from '../../src/db/kg-purge-lock.js';
 import { holdLock, ON_POSTGRES, waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { gadgetPage, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
@@ -68,5 +69,29 @@ describe('purging a cluster while its pages are being extracted', () => {
     expect(await pageRows('purge-race')).toEqual({ chunks: 0, support: 0 });
     const health = (await admin.get('/admin/kg-policy/health').expect(200)).body;
     expect(health.invariants.filter((i: { ok: boolean }) => !i.ok).map((i: { name: string; examples: string[] }) => [i.name, i.examples])).toEqual([]);
+  });
+  it('a purge and an include of one cluster at once: the purge never runs after the include (it is then a 409 and deletes nothing)', async () => {
+    await admin.post('/api/pages').send({ title: 'Include Race', body: gadgetPage('include-race', { sections: 2 }) }).expect(201);
+    await setPolicy(admin, 'include-race', 'exclude');
+    // The purge passes its first check (the cluster is excluded), then waits to take the review lock, held here; the
+    // include is sent meanwhile. Before the fix, the include committed and the purge then deleted an included cluster's
+    // knowledge, audited after the include.
+    const gate = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock(${REVIEW_PURGE_LOCK_KEY})`);
+    const purge = admin.post('/admin/kg-policy/clusters/include-race/purge').send({ dryRun: false, confirm: 'include-race' }).then((r) => r);
+    await waitFor('the purge to queue', async () => (await gate.waiting()) >= 1);
+    const include = admin.put('/admin/kg-policy/clusters/include-race').send({ action: 'include', reason: 'racing a purge' }).then((r) => r);
+    const includeCommitted = async () =>
+      (await t.dataSource.query(`SELECT 1 FROM kg_cluster_policy WHERE cluster = 'include-race' AND action = 'include'`)).length > 0;
+    await waitFor('the include to commit or queue behind the purge', async () => (await includeCommitted()) || (await gate.waiting()) >= 2);
+    await gate.release();
+    const [purged, included] = await Promise.all([purge, include]);
+    expect(included.status, JSON.stringify(included.body)).toBe(200);
+    expect([200, 409]).toContain(purged.status);
+    const events: { event: string; action: string | null }[] = await t.dataSource.query(
+      `SELECT event, action FROM kg_policy_audit WHERE cluster = 'include-race' ORDER BY id`);
+    const includedAt = events.findIndex((e) => e.event === 'set' && e.action === 'include');
+    const purgedAt = events.findIndex((e) => e.event === 'purge');
+    if (purged.status === 409) expect(purgedAt).toBe(-1);
+    else expect(purgedAt).toBeLessThan(includedAt);
   });
 });
