@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { ApiTokenEntity } from './api-token.entity.js';
 import { UserEntity } from './user.entity.js';
 
@@ -42,8 +42,10 @@ export class ApiTokensRepository {
     });
   }
 
-  async revoke(id: string, db: EntityManager): Promise<void> {
-    await db.update(ApiTokenEntity, { id }, { revokedAt: () => 'now()' });
+  /** Revokes a token not revoked yet; false when it already was (by a request that committed first). */
+  async revoke(id: string, db: EntityManager): Promise<boolean> {
+    const result = await db.update(ApiTokenEntity, { id, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    return (result.affected ?? 0) > 0;
   }
 
   /** At most one write a minute per token. */

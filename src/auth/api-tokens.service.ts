@@ -133,7 +133,8 @@ export class ApiTokensService {
         throw new DomainException(DomainErrorCode.NotFound, 'There is no API token with this id.');
       }
       if (token.revokedAt) return token;
-      await this.tokens.revoke(id, tx);
+      // Two revocations at once: the second finds it revoked and changes nothing (neither the time nor the audit log).
+      if (!(await this.tokens.revoke(id, tx))) return (await this.tokens.findById(id, tx))!;
       await this.audit.record(actor, 'token.revoke', tokenTarget(token), { tokenId: id, owner: token.user?.email ?? token.userId }, origin.ip, tx);
       return (await this.tokens.findById(id, tx))!;
     });

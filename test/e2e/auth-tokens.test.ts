@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/api-tokens.service.js';
+import { holdLock, waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 describe('personal API tokens', () => {
@@ -45,6 +46,18 @@ describe('personal API tokens', () => {
     expect(list.body.items.find((i: { id: string }) => i.id === body.id).status).toBe('revoked');
     const audit = await t.dataSource.query(`SELECT actor_name, action, details FROM audit_log WHERE action = 'token.revoke' AND details->>'tokenId' = $1`, [body.id]);
     expect(audit).toEqual([{ actor_name: 'Tess Token', action: 'token.revoke', details: { tokenId: body.id, owner: author.email } }]);
+  });
+
+  it('one token revoked twice at once: both 204, one revocation time, one audit entry', async () => {
+    const { body } = await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'revoked-twice' }).expect(201);
+    // Both requests read the token (not revoked yet), then queue on its row.
+    const gate = await holdLock(t.dataSource, 'SELECT 1 FROM api_tokens WHERE id = $1 FOR UPDATE', [body.id]);
+    const revokes = [0, 1].map(() => t.http.delete(`/api/tokens/${body.id}`).set(bearer(author.token)).then((r) => r));
+    await waitFor('both revocations to queue', async () => (await gate.waiting()) >= 2);
+    await gate.release();
+    expect((await Promise.all(revokes)).map((r) => r.status)).toEqual([204, 204]);
+    const audit = await t.dataSource.query(`SELECT 1 FROM audit_log WHERE action = 'token.revoke' AND details->>'tokenId' = $1`, [body.id]);
+    expect(audit).toHaveLength(1);
   });
 
   it('refuses an expired token with 401, and accepts one that has not expired yet', async () => {
