@@ -3,6 +3,8 @@ import type { EntityManager } from 'typeorm';
 import type { KgOrigin } from '../kg-tables/kg-origin.js';
 import type { ActionJournal } from './review-journal.repository.js';
 import { returnedRows } from '../db/sql-rows.js';
+import { ENTITY_TYPES } from '../extractors/extraction.types.js';
+import { mentionForms } from '../kg/mention-forms.js';
 
 export interface LockedNode {
   id: string;
@@ -84,6 +86,20 @@ export class CurationWritesRepository {
     );
     await j.created('kg_nodes', 't.id = $1', [rows[0].id]);
     return rows[0].id;
+  }
+
+  /**
+   * Links the unlinked mentions that name the entity by a form of its name or of a synonym (case, plural, hyphens,
+   * any type), as extraction links a new page's mentions and `kurate kg check` expects; a form another entity holds
+   * too links nothing. Journaled: undoing the act that named the entity unlinks them again. Returns how many.
+   */
+  async linkMentionsNamed(j: ActionJournal, nodeId: string): Promise<number> {
+    const forms = await mentionForms(j.tx);
+    const signatures = forms.forms.filter((_, i) => forms.nodes[i] === nodeId).flatMap((form) => ENTITY_TYPES.map((type) => `${form}|${type}`));
+    if (signatures.length === 0) return 0;
+    const named = 't.node_id IS NULL AND t.signature = ANY($1::text[])';
+    await j.before('kg_mentions', named, [signatures]);
+    return returnedRows(await j.tx.query(`UPDATE kg_mentions t SET node_id = $2 WHERE ${named} RETURNING 1`, [signatures, nodeId])).length;
   }
 
   /** Edits an entity; a new signature leaves the old one leading to it (reason `renamed`). */

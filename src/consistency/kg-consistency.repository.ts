@@ -1,21 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { variantKey } from '../extractors/builtin/name-forms.js';
-import { variantForms } from '../kg/name-variants.js';
+import { MISNAMED_MENTIONS, mentionForms, type MentionForms } from '../kg/mention-forms.js';
 import { EXAMPLES_SHOWN, type InvariantFinding, type InvariantName } from './kg-invariants.js';
-
-/**
- * The lower-case forms of the names of approved entities and pending node proposals (mentionForms): the signature's
- * name a mention of each may carry, with the entity it names (only when one entity holds it) or the proposal's signature.
- */
-export interface MentionForms {
-  forms: string[];
-  /** The pending proposal's signature, or null for an entity's form. */
-  targets: (string | null)[];
-  /** The entity's id, or null for a proposal's form. */
-  nodes: (string | null)[];
-}
 
 /** What the checks read besides the tables: the embedding model, and the forms of the names mentions may carry. */
 interface CheckContext {
@@ -47,17 +34,6 @@ const SHARED_CHUNKS = `
     FROM kg_mentions a JOIN kg_mentions o ON o.chunk_id = a.chunk_id AND o.node_id IS NOT NULL AND o.node_id <> a.node_id
    WHERE a.node_id IS NOT NULL AND a.node_id < o.node_id
    GROUP BY 1, 2`;
-
-// Unlinked mentions whose signature's name is a form of an approved entity's name (link them) or of a pending node
-// proposal's (give them its signature; one per chunk, none where the chunk has one already). $1–$3: MentionForms.
-const MISNAMED_MENTIONS = `
-  SELECT DISTINCT ON (m.chunk_id, coalesce(f.target, m.signature)) m.id, m.chunk_id, m.signature, f.target, f.node
-    FROM unnest($1::text[], $2::text[], $3::bigint[]) AS f(form, target, node)
-    JOIN kg_mentions m ON left(m.signature, length(m.signature) - strpos(reverse(m.signature), '|')) = f.form
-   WHERE m.node_id IS NULL
-     AND (f.node IS NOT NULL
-          OR (m.signature <> f.target AND NOT EXISTS (SELECT 1 FROM kg_mentions o WHERE o.chunk_id = m.chunk_id AND o.signature = f.target)))
-   ORDER BY m.chunk_id, coalesce(f.target, m.signature), m.id`;
 
 // Co-mention edges out of step with the mentions: an extracted one with the wrong weight or no shared chunk, or none at all.
 const CO_MENTIONS_OFF = `
@@ -183,7 +159,7 @@ export class KgConsistencyRepository {
   /** Runs every check in one read-only transaction, so that they all see the same snapshot. */
   async check(model: string): Promise<Record<InvariantName, InvariantFinding>> {
     return this.dataSource.transaction('REPEATABLE READ', async (tx) => {
-      const context: CheckContext = { model, forms: await this.mentionForms(tx) };
+      const context: CheckContext = { model, forms: await mentionForms(tx) };
       const found = {} as Record<InvariantName, InvariantFinding>;
       for (const [name, check] of Object.entries(CHECKS) as [InvariantName, CheckSql][]) {
         const { sql, params } = check(context);
@@ -230,33 +206,9 @@ export class KgConsistencyRepository {
    * The forms of the names of approved entities (name and aliases) and pending node proposals, as extraction resolves
    * a mention: an entity's form only when no other entity has it, a proposal's only when no entity has it.
    */
-  async mentionForms(db: EntityManager): Promise<MentionForms> {
-    const nodes: { id: string; names: string[] }[] = await db.query(`SELECT id::text AS id, array_prepend(name, aliases) AS names FROM kg_nodes ORDER BY id`);
-    const pending: { signature: string; name: string }[] = await db.query(
-      `SELECT signature, name FROM kg_proposals WHERE kind = 'node' AND status = 'pending' ORDER BY signature`,
-    );
-    const byForm = new Map<string, { target: string | null; node: string | null }>();
-    const ambiguous = new Set<string>();
-    for (const node of nodes) {
-      for (const form of new Set(node.names.flatMap((name) => variantForms(variantKey(name))))) {
-        const seen = byForm.get(form);
-        if (seen && seen.node !== node.id) ambiguous.add(form);
-        else byForm.set(form, { target: null, node: node.id });
-      }
-    }
-    for (const form of ambiguous) byForm.delete(form);
-    for (const proposal of pending) {
-      for (const form of variantForms(variantKey(proposal.name))) {
-        if (!byForm.has(form) && !ambiguous.has(form)) byForm.set(form, { target: proposal.signature, node: null });
-      }
-    }
-    const entries = [...byForm.entries()];
-    return { forms: entries.map(([form]) => form), targets: entries.map(([, v]) => v.target), nodes: entries.map(([, v]) => v.node) };
-  }
-
   /** Mentions named by a variant linked to their entity, or given their pending proposal's signature; returns how many. */
   async linkMisnamedMentions(tx: EntityManager): Promise<number> {
-    const forms = await this.mentionForms(tx);
+    const forms = await mentionForms(tx);
     const rows: { n: number }[] = await tx.query(
       `WITH bad AS (${MISNAMED_MENTIONS}),
        fixed AS (UPDATE kg_mentions m SET node_id = coalesce(bad.node, m.node_id), signature = coalesce(bad.target, m.signature)

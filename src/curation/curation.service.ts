@@ -54,6 +54,7 @@ export class CurationService {
       await this.refuseTakenSignature(next.signature, null, tx);
       const j = await this.journal.open(tx, 'entity_create', origin.actor, null, 'creating');
       const id = await this.curation.createNode(j, next, 'manual', origin.actor.name);
+      await this.linkMentions(j, id, origin);
       await this.embed(j, [id]);
       const summary = `Created entity “${next.name}” (${next.type}).`;
       return this.finish(j, summary, 'kg.entity.create', `entity:${id}`, { entityId: id, name: next.name, type: next.type }, origin, async () => ({
@@ -84,6 +85,7 @@ export class CurationService {
       const j = await this.journal.open(tx, 'entity_update', origin.actor, `entity:${id}`, 'editing');
       await this.curation.updateNode(j, current, next);
       const changed = (['name', 'type', 'aliases', 'description'] as const).filter((k) => JSON.stringify(next[k]) !== JSON.stringify(current[k]));
+      if (changed.includes('name') || changed.includes('aliases')) await this.linkMentions(j, id, origin);
       if (changed.some((k) => k !== 'aliases')) await this.embed(j, [id]);
       const renamed = next.name !== current.name ? ` (was “${current.name}”)` : '';
       const summary = changed.length === 0 ? `Saved entity “${next.name}” unchanged.` : `Edited entity “${next.name}”${renamed}: ${changed.join(', ')}.`;
@@ -237,6 +239,11 @@ export class CurationService {
     await this.journal.close(j, summary, details, target);
     await this.audit.record(origin.actor, auditAction, target, { journal: j.actionId, summary, ...details }, origin.ip, j.tx);
     return { actionId: j.actionId, summary, ...(await result()) };
+  }
+
+  /** The mentions a new name or synonym of the entity names are linked to it, and its co-mention edges follow. */
+  private async linkMentions(j: ActionJournal, id: string, origin: RequestOrigin): Promise<void> {
+    if ((await this.curation.linkMentionsNamed(j, id)) > 0) await this.writes.deriveCoMentions(j, origin.actor.name, 'SELECT $1::bigint', [id]);
   }
 
   private async lockNode(id: string, tx: EntityManager): Promise<LockedNode> {

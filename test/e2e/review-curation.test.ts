@@ -91,6 +91,30 @@ describe('curation and undo: entities, edges, merge, /audit/:id/undo', () => {
       await admin.patch(`${BASE}/entities/424242`).send({ name: 'Nobody' }).expect(404);
     });
 
+    it('links the mentions pages already make of a name when an entity is created with it or given it as a synonym; undo unlinks them', async () => {
+      const p = await kg.passage('Nordic Capitals', 'Oslo and Kristiania are one city, beside Bergen.');
+      const [oslo, kristiania, bergen] = [
+        await kg.mention(p.chunkId, 'oslo|place', 'Oslo', null),
+        await kg.mention(p.chunkId, 'kristiania|other', 'Kristiania', null),
+        await kg.mention(p.chunkId, 'bergen|place', 'Bergen', null),
+      ];
+      const nodeOf = async (mention: string) => (await t.dataSource.query('SELECT node_id::text AS n FROM kg_mentions WHERE id = $1', [mention]))[0].n;
+      const created = await admin.post(`${BASE}/entities`).send({ name: 'Oslo', type: 'place' }).expect(201);
+      const id = created.body.entity.id;
+      expect([await nodeOf(oslo), await nodeOf(kristiania), await nodeOf(bergen)]).toEqual([id, null, null]);
+      // A synonym names the city by its old name too (a mention of another type included).
+      const renamed = await admin.post(`${BASE}/entities/${id}/synonyms`).send({ name: 'Kristiania' }).expect(200);
+      expect(await nodeOf(kristiania)).toBe(id);
+      const health = (await admin.get('/admin/kg-policy/health').expect(200)).body;
+      expect(health.invariants.find((i: { name: string }) => i.name === 'mentions_named')).toMatchObject({ ok: true, count: 0 });
+      // With Bergen an entity too, the passage's entities share a co-mention edge.
+      const bergenId = (await admin.post(`${BASE}/entities`).send({ name: 'Bergen', type: 'place' }).expect(201)).body.entity.id;
+      expect(await kg.count('kg_edges', "kind = 'co_mention' AND source_node_id = least($1::bigint, $2::bigint) AND target_node_id = greatest($1::bigint, $2::bigint)", [id, bergenId])).toBe(1);
+      // Undoing the synonym unlinks what it linked, and nothing else.
+      await undo(renamed.body.actionId).expect(200);
+      expect([await nodeOf(oslo), await nodeOf(kristiania), await nodeOf(bergen)]).toEqual([id, null, bergenId]);
+    });
+
     it('deletes an entity with its edges (a dry run says how many first), and can reject it too', async () => {
       const [a, b, c] = await approvedEntities('Deleting', 'Alice met Bob and Carol.', [['Alice', 'person'], ['Bob', 'person'], ['Carol', 'person']]);
       await admin.post(`${BASE}/edges`).send({ sourceId: a, targetId: b, predicate: 'related_to' }).expect(201);
