@@ -245,6 +245,10 @@ export class ReviewService {
     for (const item of items) if (item.kind === 'node') inBatch.set(item.origSignature, item).set(item.signature!, item);
     const missing = endpointSigs.filter((s) => !resolved.has(s) && !inBatch.has(s));
     const pendingEndpoints = await this.proposals.pendingNodeProposalsBySignature(missing, tx);
+    // An endpoint whose proposal another admin approved while this action waited for its lock is an entity now (the
+    // lock returned no pending row): it is read again, as it would be one action after the other.
+    const lateSigs = missing.filter((sig) => !pendingEndpoints.some((row) => row.signature === sig));
+    for (const [sig, nodeId] of await this.writes.resolveSignatures(lateSigs, tx)) resolved.set(sig, nodeId);
     // In the order the edges name them (source, then target), for the summary.
     pendingEndpoints.sort((x, y) => endpointSigs.indexOf(x.signature) - endpointSigs.indexOf(y.signature));
     for (const row of pendingEndpoints) {

@@ -128,4 +128,24 @@ describe('curation actions that race each other', () => {
     const health = (await api.get('/admin/kg-policy/health').expect(200)).body;
     expect(health.invariants.find((i: { name: string }) => i.name === 'edges_to_merged_or_retired_nodes')).toMatchObject({ ok: true, count: 0 });
   });
+  it('an edge approved while another admin approves the proposal of its endpoint: both 200, the edge joins the new entity', async () => {
+    const api = await t.as('admin');
+    const kg = await KgFactory.for(t);
+    const engine = await kg.node({ name: 'Steam Engine' });
+    const passage = await kg.passage('Steam', 'The Steam Engine uses a Boiler.');
+    const boiler = await kg.nodeProposal({ name: 'Boiler', support: [passage] });
+    const edge = await kg.edgeProposal({ source: { name: 'Steam Engine', type: 'concept' }, predicate: 'uses', target: { name: 'Boiler', type: 'concept' }, support: [passage] });
+    // The endpoint's approval queues on its proposal first; the edge's approval finds no entity Boiler yet, and queues
+    // on the same proposal to approve it with the edge. When it gets the lock, Boiler is an entity.
+    const g = await holdLock(t.dataSource, 'SELECT 1 FROM kg_proposals WHERE id = $1 FOR UPDATE', [boiler]);
+    const endpoint = api.post(`${BASE}/proposals/${boiler}/approve`).send({}).then((r) => r);
+    await waitFor('the endpoint approval to queue', async () => (await g.waiting()) >= 1);
+    const withEdge = api.post(`${BASE}/proposals/${edge}/approve`).send({}).then((r) => r);
+    await waitFor('the edge approval to queue', async () => (await g.waiting()) >= 2);
+    await g.release();
+    const answers = await Promise.all([endpoint, withEdge]);
+    expect(answers.map((r) => r.status), JSON.stringify(answers.map((r) => r.body))).toEqual([200, 200]);
+    const boilerId = answers[0].body.items[0].nodeId;
+    expect(await kg.count('kg_edges', "kind = 'typed' AND predicate = 'uses' AND source_node_id = $1 AND target_node_id = $2", [engine, boilerId])).toBe(1);
+  });
 });
