@@ -261,12 +261,9 @@ export class PagesService {
    * Runs a page write in one transaction; once it has committed, every process's page caches forget what it changed
    * (`touchedPages`: the ids of the only pages it changed for readers; without it, everything). `linkKeys` are
    * the keys whose resolution the write may change (its own and those it links to): concurrent writes sharing one
-   * take turns, so a page and a link to it saved at the same moment still meet.
-   */
-  /**
-   * Runs a page write in one transaction under its link keys' locks. Two writes that lock the same rows in a different
-   * order (two renames, each rewriting a page that links to the other's page) can deadlock on PostgreSQL; the one it
-   * aborts runs again from the start and sees what the other did.
+   * take turns, so a page and a link to it saved at the same moment still meet. Two writes that lock the same rows
+   * in a different order can still deadlock on PostgreSQL; the one it aborts runs again from the start and sees what
+   * the other did.
    */
   private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
     for (let attempt = 1; ; attempt++) {
