@@ -131,14 +131,20 @@ export class AttachmentsService {
 
   /** Deletes a file for good (pages that embed it show it missing); admins only, audited. */
   async delete(path: string, actor: Actor, ip: string | null): Promise<void> {
-    const attachment = await this.attachments.findByPath(path);
-    if (!attachment) throw new DomainException(DomainErrorCode.NotFound, `There is no file "${path.slice(0, 200)}".`);
-    await this.attachments.transaction(async (tx) => {
-      await this.refs.lockNames([attachment.nameKey], tx);
-      await this.attachments.delete(attachment.id, tx);
-      await this.refs.reresolveNames([attachment.nameKey], tx);
+    const noSuchFile = () => new DomainException(DomainErrorCode.NotFound, `There is no file "${path.slice(0, 200)}".`);
+    const found = await this.attachments.findByPath(path);
+    if (!found) throw noSuchFile();
+    const attachment = await this.attachments.transaction(async (tx) => {
+      await this.refs.lockNames([found.nameKey], tx);
+      // Read again under the name's lock: a delete or a replacement of the file committed meanwhile is what this one
+      // sees (two deletes at once: the second is a 404, as one after the other, and the log has one entry).
+      const current = await this.attachments.findByPath(path, tx);
+      if (!current) throw noSuchFile();
+      await this.attachments.delete(current.id, tx);
+      await this.refs.reresolveNames([current.nameKey], tx);
       await this.attachments.notify(this.changeFeed.announceChannel, tx);
-      await this.audit.record(actor, 'attachment.delete', `attachment:${attachment.id}`, { path: attachment.path, sha256: attachment.sha256, sizeBytes: attachment.sizeBytes }, ip, tx);
+      await this.audit.record(actor, 'attachment.delete', `attachment:${current.id}`, { path: current.path, sha256: current.sha256, sizeBytes: current.sizeBytes }, ip, tx);
+      return current;
     });
     this.changeFeed.committed();
     await this.forgetContent(attachment.sha256);

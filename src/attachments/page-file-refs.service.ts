@@ -10,7 +10,7 @@ import { AttachmentsRepository, audienceOf, type AttachmentRow } from './attachm
 
 // Advisory-lock namespace for file names (any constant): a page save and an upload of a file it names take turns,
 // so a reference saved at the moment its file arrives is still resolved.
-const FILE_NAME_LOCKS = 7_104_264;
+export const FILE_NAME_LOCKS = 7_104_264;
 
 /**
  * Keeps `page_file_refs` (which files each page's text references, resolved to stored files or not yet, and the

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Agent } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nameKeyOf } from '../../src/attachments/attachment-paths.js';
+import { FILE_NAME_LOCKS } from '../../src/attachments/page-file-refs.service.js';
 import { ATTACHMENT_FIXTURES } from '../support/fixtures.js';
+import { holdLock, waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const fixture = (name: string) => readFileSync(path.join(ATTACHMENT_FIXTURES, name));
@@ -174,6 +177,18 @@ describe('attachments over REST', () => {
     const audit = await t.dataSource.query(`SELECT details FROM audit_log WHERE action = 'attachment.delete'`);
     expect(audit).toHaveLength(1);
     expect(audit[0].details.path).toBe('gone/x.png');
+  });
+
+  it('one file deleted twice at once: one 204, one 404, and one audit entry', async () => {
+    await upload(PNG, 'y.png', { path: 'twice/y.png' }).expect(201);
+    // Both deletes find the file, then queue on its name's lock.
+    const gate = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock(${FILE_NAME_LOCKS}, hashtext($1))`, [nameKeyOf('twice/y.png')]);
+    const deletes = [0, 1].map(() => admin.delete('/api/attachments/twice/y.png').then((r) => r));
+    await waitFor('both deletes to queue', async () => (await gate.waiting()) >= 2);
+    await gate.release();
+    expect((await Promise.all(deletes)).map((r) => r.status).sort()).toEqual([204, 404]);
+    const audit = await t.dataSource.query(`SELECT 1 FROM audit_log WHERE action = 'attachment.delete' AND details->>'path' = 'twice/y.png'`);
+    expect(audit).toHaveLength(1);
   });
 
   it('documents the routes in OpenAPI', async () => {
