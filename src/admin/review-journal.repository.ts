@@ -15,6 +15,12 @@ import { JOURNALED_TABLES, type JournaledTable } from './tables/kg-review-journa
  */
 const RETRIED = new Set(['40P01', '40001', '23505', '23503']);
 
+/**
+ * What an action read changed before it wrote (an entity it resolved a name to was deleted meanwhile, without a foreign
+ * key to say so): the transaction runs again, like a deadlock's victim, and decides on what is there now.
+ */
+export class StaleReviewRead extends Error {}
+
 /** Each journaled table's primary key: its columns and their SQL types (to read them back out of the jsonb key). */
 const PRIMARY_KEYS: Record<JournaledTable, [string, 'bigint' | 'text'][]> = {
   kg_proposals: [['id', 'bigint']],
@@ -123,7 +129,7 @@ export class ReviewJournalRepository {
           return work(tx);
         });
       } catch (error) {
-        if (attempt >= 3 || !RETRIED.has(sqlStateOf(error) ?? '')) throw error;
+        if (attempt >= 3 || !(RETRIED.has(sqlStateOf(error) ?? '') || error instanceof StaleReviewRead)) throw error;
       }
     }
   }

@@ -6,7 +6,7 @@ import { CurationWritesRepository } from '../admin/curation-writes.repository.js
 import { ProposalsRepository, type ProposalRow, type QueueFilter } from './proposals.repository.js';
 import { ReviewErrors } from '../admin/review-errors.js';
 import { NODE_EMBEDDING_HOOK, type NodeEmbeddingHook } from '../kg/review-hooks.js';
-import { ReviewJournalRepository, type ActionJournal } from '../admin/review-journal.repository.js';
+import { ReviewJournalRepository, StaleReviewRead, type ActionJournal } from '../admin/review-journal.repository.js';
 import { nodeSignature } from '../admin/review-signature.js';
 import { isEntityType, isPredicate, REVIEW_PREDICATES, REVIEW_TYPES } from '../admin/review-vocabulary.js';
 import { ReviewWritesRepository, type BatchItem, type BatchOutcome } from '../admin/review-writes.repository.js';
@@ -345,7 +345,8 @@ export class ReviewService {
     const createdNodes = items.some((i) => i.kind === 'node') ? await this.writes.approveNodes(j, actor.name, 'extracted') : [];
     if (items.some((i) => i.kind === 'edge')) {
       const unresolved = (await this.writes.resolveEdgeEndpoints(tx)).filter((e) => !e.sourceNodeId || !e.targetNodeId);
-      if (unresolved.length > 0) throw new Error(`edge proposals without endpoints after planning: ${unresolved.map((e) => e.proposalId).join(', ')}`);
+      // An endpoint planned as an entity was deleted since (by an action that committed meanwhile): decide again.
+      if (unresolved.length > 0) throw new StaleReviewRead(`edge proposals without endpoints after planning: ${unresolved.map((e) => e.proposalId).join(', ')}`);
       await this.writes.approveEdges(j, actor.name, 'extracted');
     }
     await this.embed(j, createdNodes);

@@ -148,4 +148,26 @@ describe('curation actions that race each other', () => {
     const boilerId = answers[0].body.items[0].nodeId;
     expect(await kg.count('kg_edges', "kind = 'typed' AND predicate = 'uses' AND source_node_id = $1 AND target_node_id = $2", [engine, boilerId])).toBe(1);
   });
+  it('an edge approved while an admin deletes the entity at one of its ends: the approval decides again and is a 409, never a 500', async () => {
+    const api = await t.as('admin');
+    const kg = await KgFactory.for(t);
+    const [press, ink] = [await kg.node({ name: 'Printing Press' }), await kg.node({ name: 'Ink' })];
+    const passage = await kg.passage('Printing', 'The Printing Press uses Ink.');
+    const edge = await kg.edgeProposal({ source: { name: 'Printing Press', type: 'concept' }, predicate: 'uses', target: { name: 'Ink', type: 'concept' }, support: [passage] });
+    // The approval plans the edge (both ends are entities), then waits to mark its proposal approved; meanwhile the
+    // delete runs and commits (it writes no proposal). Only then does the approval go on to write the edge.
+    const g = await holdLock(t.dataSource, 'LOCK TABLE kg_proposals IN SHARE MODE');
+    const approve = api.post(`${BASE}/proposals/${edge}/approve`).send({}).then((r) => r);
+    await waitFor('the approval to queue', async () => (await g.waiting()) >= 1);
+    const removed = await api.delete(`${BASE}/entities/${ink}`).send({});
+    await g.release();
+    const approved = await approve;
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    // (On the embedded database the two run one after the other, in either order: a 200 then a delete of its edge.)
+    if (ON_POSTGRES || approved.status !== 200) {
+      expect(approved.status, JSON.stringify(approved.body)).toBe(409);
+      expect(approved.body.message).toMatch(/“Ink” is neither an entity nor a pending proposal/);
+    }
+    expect(await kg.count('kg_edges', 'source_node_id = $1', [press])).toBe(0);
+  });
 });
