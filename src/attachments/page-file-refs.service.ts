@@ -1,6 +1,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { Actor } from '../auth/actor.js';
 import type { EntityManager } from 'typeorm';
+import { lockKeysSql } from '../db/advisory-locks.js';
 import { extractFileReferences, fileTargetOf, type ResolvedFile } from '../pages/markdown/file-embeds.js';
 import { parseFrontmatter } from '../pages/markdown/frontmatter.js';
 import { PageFiles, type PageFile, type PageFileSource } from '../pages/page-files.js';
@@ -82,7 +83,7 @@ export class PageFileRefsService implements PageSaveListener, PageFileSource, On
   async lockNames(nameKeys: string[], tx: EntityManager): Promise<void> {
     if (nameKeys.length === 0) return;
     await tx.query(
-      `SELECT count(pg_advisory_xact_lock(${FILE_NAME_LOCKS}, hashtext(k))) FROM (SELECT DISTINCT k FROM unnest($1::text[]) k ORDER BY k) keys`,
+      `SELECT ${lockKeysSql(FILE_NAME_LOCKS, '$1::text[]')} AS locked`,
       [nameKeys],
     );
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { lockKeysSql } from '../db/advisory-locks.js';
 import { returnedRows } from '../db/sql-rows.js';
 import type { BodyLink, LinkKind } from './markdown/wikilinks.js';
 import type { Announcement } from './page-change-feed.js';
@@ -50,7 +51,7 @@ export const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
 // A NOTIFY payload must stay under 8000 bytes; a longer list of slugs is announced as "anything changed".
 const MAX_NOTIFY_BYTES = 7_900;
 
-/** Advisory-lock namespace for link keys (any constant; the second key is the hash of the link key). */
+/** Advisory-lock namespace for link keys (any constant; src/db/advisory-locks.ts). */
 export const LINK_KEY_LOCKS = 7_104_263;
 
 /** All SQL over the Page Graph (`page_links`). */
@@ -65,8 +66,7 @@ export class PageLinksRepository {
   async lockKeys(keys: string[], db: EntityManager, announce: Announcement | null = null): Promise<void> {
     if (keys.length === 0 && announce === null) return;
     await db.query(
-      `SELECT (SELECT count(pg_advisory_xact_lock(${LINK_KEY_LOCKS}, hashtext(k)))
-                 FROM (SELECT DISTINCT k FROM unnest($1::text[]) k ORDER BY k) keys) AS locked,
+      `SELECT ${lockKeysSql(LINK_KEY_LOCKS, '$1::text[]')} AS locked,
               CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, json_build_object('by', $3::text)::text) END AS notified`,
       [keys, announce?.channel ?? null, announce?.sender ?? null],
     );

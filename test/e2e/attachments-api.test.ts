@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nameKeyOf } from '../../src/attachments/attachment-paths.js';
 import { FILE_NAME_LOCKS } from '../../src/attachments/page-file-refs.service.js';
 import { ATTACHMENT_FIXTURES } from '../support/fixtures.js';
+import { lockKeySql } from '../../src/db/advisory-locks.js';
 import { holdLock, waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -182,7 +183,7 @@ describe('attachments over REST', () => {
   it('one file deleted twice at once: one 204, one 404, and one audit entry', async () => {
     await upload(PNG, 'y.png', { path: 'twice/y.png' }).expect(201);
     // Both deletes find the file, then queue on its name's lock.
-    const gate = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock(${FILE_NAME_LOCKS}, hashtext($1))`, [nameKeyOf('twice/y.png')]);
+    const gate = await holdLock(t.dataSource, `SELECT ${lockKeySql(FILE_NAME_LOCKS, '$1')}`, [nameKeyOf('twice/y.png')]);
     const deletes = [0, 1].map(() => admin.delete('/api/attachments/twice/y.png').then((r) => r));
     await waitFor('both deletes to queue', async () => (await gate.waiting()) >= 2);
     await gate.release();

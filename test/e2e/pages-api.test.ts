@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from 'supertest';
 import { SearchRepository } from '../../src/search/search.repository.js';
+import { LOCK_BUCKETS } from '../../src/db/advisory-locks.js';
+import { PageLinksRepository } from '../../src/pages/page-links.repository.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('pages REST API', () => {
@@ -151,6 +153,15 @@ describe('pages REST API', () => {
       expect(wanted.body.items.map((w: { targetKey: string }) => w.targetKey)).not.toContain('wanted-thing');
       const backlinks = await t.http.get('/api/pages/wanted-thing/backlinks').expect(200);
       expect(backlinks.body.items.map((p: { slug: string }) => p.slug)).toEqual(['linker', 'second-linker']);
+    });
+
+    it('locks 20,000 link keys in one write (a bounded number of buckets), where one lock each filled PostgreSQL\'s lock table', async () => {
+      const keys = Array.from({ length: 20_000 }, (_, i) => `far-target-${i}`);
+      const locked: { n: string }[] = await t.dataSource.transaction(async (tx) => {
+        await t.app.get(PageLinksRepository).lockKeys(keys, tx);
+        return tx.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`);
+      });
+      expect(Number(locked[0].n)).toBeLessThanOrEqual(LOCK_BUCKETS);
     });
 
     it('lists orphans and hubs', async () => {

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_KEY_LOCKS } from '../../src/pages/page-links.repository.js';
 import { linkKey } from '../../src/pages/markdown/slug.js';
+import { lockKeySql } from '../../src/db/advisory-locks.js';
 import { holdLock, ON_POSTGRES, waitFor, type LockGate } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -126,7 +127,7 @@ describe('page writes that race each other', () => {
     for (const [second, expected] of [['Same text.', 'unchanged'], ['Other text.', 'updated']] as const) {
       const title = `Import Race ${expected}`;
       // Both imports look the page up (absent), then queue on its name's lock as they create it.
-      const gate = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock(${LINK_KEY_LOCKS}, hashtext($1))`, [linkKey(title)]);
+      const gate = await holdLock(t.dataSource, `SELECT ${lockKeySql(LINK_KEY_LOCKS, '$1')}`, [linkKey(title)]);
       const send = (body: string) => author.post('/api/import').send({ pages: [{ path: `${title}.md`, title, body }] }).then((r) => r);
       const imports = [send('Same text.'), send(second)];
       await waitFor('both imports to queue', async () => (await gate.waiting()) >= 2);
