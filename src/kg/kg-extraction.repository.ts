@@ -393,18 +393,6 @@ export class KgExtractionRepository {
    * Pending entity proposals whose name, with case and `-`/`_` ignored, is one of these forms (variants of a name a
    * new mention may join rather than start a twin): through kg_proposals_pending_variant_idx.
    */
-  /**
-   * Takes a transaction-scoped lock on each variant key (in a fixed order): two runs that meet the same name at once
-   * take turns, so the second finds the first's pending proposal instead of starting a twin.
-   */
-  async lockVariants(keys: string[], tx: EntityManager): Promise<void> {
-    if (keys.length === 0) return;
-    await tx.query(
-      `SELECT count(pg_advisory_xact_lock(hashtextextended('kurate.kg.variant:' || k, 0))) FROM (SELECT unnest($1::text[]) AS k ORDER BY 1) keys`,
-      [[...new Set(keys)].sort()],
-    );
-  }
-
   async pendingNodeProposalsNamed(forms: string[], tx: EntityManager): Promise<{ signature: string; name: string; type: string; variant: string; confidence: number }[]> {
     if (forms.length === 0) return [];
     return preparedQuery(

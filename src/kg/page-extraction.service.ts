@@ -28,6 +28,7 @@ import { KgCalibrationService } from './kg-calibration.service.js';
 import { nameStem, signalPattern } from './proposal-signals.js';
 import { edgeSignature, nodeSignature, normaliseName } from './signatures.js';
 import { otherNames, proposalOutranks, variantForms, variantSignatures } from './name-variants.js';
+import { lockNameVariants } from './variant-locks.js';
 import { Metrics } from '../metrics/metrics.js';
 
 /** The result of one extraction run of one page (stored as the job's output). */
@@ -246,6 +247,7 @@ export class PageExtractionService {
     const missing = plan.extract.filter((hash) => !results.has(hash));
     if (missing.length > 0) throw new JobError('The page’s stored chunks changed while it was being extracted; trying again.', true);
 
+    await this.lockProposedNames(plan.add.map((c) => results.get(c.contentHash)!), tx);
     const dependents = await this.repository.dependentsOfChunks(plan.remove, tx);
     await this.repository.deleteChunks(plan.remove, tx);
     await this.repository.moveChunks(plan.keep.filter((k) => k.moved), tx);
@@ -447,7 +449,8 @@ export class PageExtractionService {
       groups.set(key, [...(groups.get(key) ?? []), e]);
     }
     if (groups.size === 0) return { into, pending: pendingBySignature };
-    await this.repository.lockVariants([...groups.keys()], tx);
+    // Most are locked already (lockProposedNames); a name that stopped resolving since (its entity deleted) is not.
+    await lockNameVariants(entities.map((e) => e.entity.name), tx);
     const pending = await this.repository.pendingNodeProposalsNamed([...groups.keys()].flatMap(variantForms), tx);
     for (const [key, group] of groups) {
       const existing = pending.find((p) => variantKey(p.name) === key);
@@ -459,6 +462,17 @@ export class PageExtractionService {
       for (const e of group) if (e.signature !== target.signature) into.set(e.signature, target);
     }
     return { into, pending: pendingBySignature };
+  }
+
+  /**
+   * Locks the names this run may propose (those no approved entity has yet) before it deletes a chunk, which locks
+   * the chunk's mentions: review locks a proposal's name before the proposal and its mentions, so the two take turns
+   * (src/kg/variant-locks.ts). collect() then resolves the names again and sees what review decided meanwhile.
+   */
+  private async lockProposedNames(results: readonly ExtractionResult[], tx: EntityManager): Promise<void> {
+    const raw = results.flatMap((result) => result.entities.map((e) => ({ signature: nodeSignature(e.name, e.type), normalised: normaliseName(e.name), entity: e })));
+    const resolved = await this.resolveNodes(raw, tx);
+    await lockNameVariants(raw.filter((e) => !resolved.has(e.signature) && !resolved.has(`name:${e.normalised}`)).map((e) => e.entity.name), tx);
   }
 
   /** Approved nodes for the entities: by signature first; then by name, a variant of it or an alias when exactly one node (or one of the same type) has it. */

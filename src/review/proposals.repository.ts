@@ -384,6 +384,17 @@ export class ProposalsRepository {
     return rows[0]?.id ?? null;
   }
 
+  /** The names of entities the proposals would approve: a node's name, an edge's two ends (approved with it when pending). */
+  async entityNamesOf(ids: string[], tx: EntityManager): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows: { name: string }[] = await tx.query(
+      `SELECT n.name FROM kg_proposals p CROSS JOIN LATERAL unnest(ARRAY[p.name, p.source_name, p.target_name]) AS n(name)
+        WHERE p.id = ANY($1::bigint[]) AND n.name IS NOT NULL`,
+      [ids],
+    );
+    return rows.map((r) => r.name);
+  }
+
   /**
    * Locks the proposals that are still pending among `ids`. A second admin acting on the same proposal waits here
    * for the first one's transaction, then finds it no longer pending.

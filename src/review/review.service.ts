@@ -6,6 +6,7 @@ import { CurationWritesRepository } from '../admin/curation-writes.repository.js
 import { ProposalsRepository, type ProposalRow, type QueueFilter } from './proposals.repository.js';
 import { ReviewErrors } from '../admin/review-errors.js';
 import { NODE_EMBEDDING_HOOK, type NodeEmbeddingHook } from '../kg/review-hooks.js';
+import { lockNameVariants } from '../kg/variant-locks.js';
 import { ReviewJournalRepository, StaleReviewRead, type ActionJournal } from '../admin/review-journal.repository.js';
 import { nodeSignature } from '../admin/review-signature.js';
 import { isEntityType, isPredicate, REVIEW_PREDICATES, REVIEW_TYPES } from '../admin/review-vocabulary.js';
@@ -203,6 +204,7 @@ export class ReviewService {
 
   /** Locks the pending, visible proposals among `ids`; the others are skipped, with why. */
   private async lockForBulk(ids: string[], tx: EntityManager): Promise<{ rows: ProposalRow[]; skipped: { proposalId: string; reason: string }[] }> {
+    await this.lockEntityNames(ids, tx);
     const locked = await this.proposals.lockPending(ids, tx);
     const visible = new Set(await this.proposals.visibleIds(locked.map((r) => r.id), tx));
     const lockedIds = new Set(locked.map((r) => r.id));
@@ -212,8 +214,19 @@ export class ReviewService {
     return { rows: locked.filter((r) => visible.has(r.id)), skipped };
   }
 
+  /**
+   * Before any proposal: the names of the entities they would approve (src/kg/variant-locks.ts). An extraction run of
+   * a page that mentions one waits for this action, instead of deadlocking with it over the mentions and the
+   * proposal, and then sees the entity (or the rejection) this action made; two bulk actions whose endpoints cross
+   * take turns on the names before they lock any endpoint proposal.
+   */
+  private async lockEntityNames(ids: string[], tx: EntityManager): Promise<void> {
+    await lockNameVariants(await this.proposals.entityNamesOf(ids, tx), tx);
+  }
+
   /** Locks one pending proposal, or says why it cannot be reviewed. */
   private async lockOne(id: string, tx: EntityManager): Promise<ProposalRow[]> {
+    await this.lockEntityNames([id], tx);
     const rows = await this.proposals.lockPending([id], tx);
     const current = rows[0] ?? (await this.proposals.get(id, tx));
     if (!current || !(await this.proposals.isVisible(id, tx))) throw ReviewErrors.notFound(`Proposal ${id}`);

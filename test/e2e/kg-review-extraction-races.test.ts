@@ -1,0 +1,87 @@
+import type supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { holdLock, ON_POSTGRES, waitFor } from '../support/lock-gate.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
+
+/**
+ * A review action and an extraction run that meet one name must end as one after the other would: found by racing
+ * approvals and rejections against the re-extraction of pages that mention the name, on PostgreSQL. A rejection
+ * committing while a run upserted the same name left a new pending twin of the rejected proposal; an approval left the
+ * run's new mentions unlinked, or deadlocked with it (a 500).
+ *
+ * On PostgreSQL the proposal's row is held by the test until both the review action and the run queue; on the
+ * embedded database its single connection runs them one after the other, and the same checks hold.
+ */
+if (!ON_POSTGRES) console.warn('kg-review-extraction-races: on the embedded database the run and the review are serialised by its single connection; the gate runs on PostgreSQL only (DATABASE_URL).');
+
+const BASE = '/admin/knowledge-graph';
+
+describe('review actions racing the extraction of pages that mention the same name', () => {
+  let t: TestApp;
+  let admin: supertest.Agent;
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.as('admin');
+    await startWorker(t);
+  });
+  afterAll(() => t.close());
+
+  /** A page about `name` in an included cluster, extracted: the pending proposal of its subject. */
+  async function extractedSubject(name: string, cluster: string): Promise<{ slug: string; proposal: string }> {
+    const body = `---\ncluster: ${cluster}\n---\n${name} is a static site generator. ${name} renders Markdown into pages.\n\n## Themes\n\nThemes change how pages look.\n`;
+    const created = (await admin.post('/api/pages').send({ title: name, body }).expect(201)).body;
+    await setPolicy(admin, cluster, 'include');
+    await waitForJobs(t);
+    const [row] = await t.dataSource.query(`SELECT id::text AS id FROM kg_proposals WHERE kind = 'node' AND status = 'pending' AND name = $1`, [name]);
+    expect(row, `the built-in extractor proposes ${name}`).toBeDefined();
+    return { slug: created.slug, proposal: row.id };
+  }
+
+  /** An edit of the page's first section that names its subject again (its run proposes it once more). */
+  async function editFirstSection(slug: string, sentence: string): Promise<void> {
+    const page = (await admin.get(`/api/pages/${slug}`).expect(200)).body;
+    const body = page.body.replace('## Themes', `${sentence}\n\n## Themes`);
+    await admin.put(`/api/pages/${slug}`).send({ body, baseVersion: page.version }).expect(200);
+  }
+
+  async function raceWithRun(proposal: string, slug: string, sentence: string, review: () => Promise<supertest.Response>): Promise<supertest.Response> {
+    // The review action and the run both reach the proposal's row, held here, the review first.
+    const gate = await holdLock(t.dataSource, 'SELECT 1 FROM kg_proposals WHERE id = $1 FOR UPDATE', [proposal]);
+    let answer: Promise<supertest.Response>;
+    try {
+      answer = review();
+      await waitFor('the review to queue', async () => (await gate.waiting()) >= 1);
+      await editFirstSection(slug, sentence);
+      // Before the fix the run queued on the row too; now it waits for the review's name lock instead.
+      if (ON_POSTGRES) await waitFor('the run to queue', async () => (await gate.waiting()) >= 2);
+    } finally {
+      await gate.release();
+    }
+    const settled = await answer!;
+    await waitForJobs(t);
+    return settled;
+  }
+
+  it('a rejection while a run proposes the same name again: the name stays rejected, no pending twin', async () => {
+    const { slug, proposal } = await extractedSubject('Zola', 'race-reject');
+    const rejected = await raceWithRun(proposal, slug, 'Zola is fast. Zola builds a site in a second.', () =>
+      admin.post(`${BASE}/proposals/${proposal}/reject`).send({ reason: 'not a thing' }).then((r) => r));
+    expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
+    const rows: { status: string }[] = await t.dataSource.query(`SELECT status FROM kg_proposals WHERE kind = 'node' AND lower(name) = 'zola' ORDER BY id`);
+    expect(rows.map((r) => r.status)).toEqual(['rejected']);
+  });
+
+  it('an approval while a run writes new mentions of the name: the mentions are linked to the new entity, every invariant holds', async () => {
+    const { slug, proposal } = await extractedSubject('Hugo', 'race-approve');
+    const approved = await raceWithRun(proposal, slug, 'Hugo is fast. Hugo builds a site in a second.', () =>
+      admin.post(`${BASE}/proposals/${proposal}/approve`).send({}).then((r) => r));
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const nodeId = approved.body.items[0].nodeId;
+    const unlinked = await t.dataSource.query(`SELECT 1 FROM kg_mentions WHERE node_id IS NULL AND split_part(signature, '|', 1) = 'hugo'`);
+    expect(unlinked).toEqual([]);
+    expect(Number((await t.dataSource.query('SELECT count(*) AS n FROM kg_mentions WHERE node_id = $1', [nodeId]))[0].n)).toBeGreaterThan(0);
+    const health = (await admin.get('/admin/kg-policy/health').expect(200)).body;
+    expect(health.invariants.filter((i: { ok: boolean; name: string }) => !i.ok && i.name !== 'chunk_embeddings').map((i: { name: string; examples: string[] }) => [i.name, i.examples])).toEqual([]);
+  });
+});
