@@ -3,6 +3,7 @@ import type { Reflector } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import { DomainErrorCode, DomainException } from './domain.exception.js';
+import { storable, unstorableText } from './storable-text.js';
 
 /**
  * The rules every text a request carries must meet before any route sees it (docs/data-integrity.md):
@@ -10,6 +11,9 @@ import { DomainErrorCode, DomainException } from './domain.exception.js';
  *   is refused with a 400 that names the field, except in a page's Markdown source (a field named `body`), which is
  *   stored as written: there each NUL becomes U+FFFD, the replacement CommonMark itself prescribes for U+0000, so the
  *   page reads exactly as it would have (text pasted from a binary-ish source saves, and the spot stays visible).
+ * - A lone UTF-16 surrogate (`\ud800` written alone in JSON) is not text: PostgreSQL refuses it in JSON columns, and
+ *   would store it as U+FFFD in text. It gets the same rule as NUL: a 400 naming the field, and in a `body` field each
+ *   one becomes U+FFFD.
  * - A JSON body nested deeper than MAX_INPUT_DEPTH is refused with a 400 before anything walks it recursively.
  *   (Form bodies are parsed flat (`extended: false`) and query strings with Express's flat parser: they cannot nest.)
  */
@@ -17,16 +21,12 @@ export const MAX_INPUT_DEPTH = 64;
 
 /** The field name whose text is a page's Markdown source, kept verbatim: NUL there is replaced, not refused. */
 const VERBATIM_FIELD = 'body';
-const REPLACEMENT = '\uFFFD';
 
 export interface InputProblem {
   /** Where: `title`, `pages[3].frontmatter.tags[0]`, `?q`, or `the address`. */
   field: string;
   message: string;
 }
-
-const nulMessage = (field: string) =>
-  `The field "${field}" contains a NUL character (\\u0000), which Kurate cannot store. Remove it and send again.`;
 
 const childPath = (parent: string, key: string | number) =>
   typeof key === 'number' ? `${parent}[${key}]` : parent === '' ? key : `${parent}.${key}`;
@@ -41,9 +41,10 @@ export function checkInput(root: unknown, where: 'body' | 'query'): InputProblem
   while (stack.length > 0) {
     const { value, path, depth, key } = stack.pop()!;
     if (typeof value === 'string') {
-      if (!value.includes('\0')) continue;
-      if (where === 'body' && key === VERBATIM_FIELD) continue; // replaced by its parent (below)
-      return { field: `${prefix}${path}`, message: nulMessage(`${prefix}${path}`) };
+      if (where === 'body' && key === VERBATIM_FIELD) continue; // made storable by its parent (below)
+      const problem = unstorableText(value, `${prefix}${path}`);
+      if (problem) return { field: `${prefix}${path}`, message: problem };
+      continue;
     }
     if (value === null || typeof value !== 'object') continue;
     if (depth >= MAX_INPUT_DEPTH) {
@@ -55,9 +56,10 @@ export function checkInput(root: unknown, where: 'body' | 'query'): InputProblem
     }
     const record = value as Record<string, unknown>;
     for (const name of Object.keys(record)) {
-      if (name.includes('\0')) return { field: `${prefix}${childPath(path, name)}`, message: nulMessage(`${prefix}${childPath(path, name)}`) };
+      const keyProblem = unstorableText(name, `${prefix}${childPath(path, name)}`);
+      if (keyProblem) return { field: `${prefix}${childPath(path, name)}`, message: keyProblem };
       const child = record[name];
-      if (where === 'body' && name === VERBATIM_FIELD && typeof child === 'string' && child.includes('\0')) record[name] = child.replaceAll('\0', REPLACEMENT);
+      if (where === 'body' && name === VERBATIM_FIELD && typeof child === 'string' && unstorableText(child, name)) record[name] = storable(child);
       stack.push({ value: record[name], path: childPath(path, name), depth: depth + 1, key: name });
     }
   }

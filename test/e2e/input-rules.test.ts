@@ -15,6 +15,7 @@ import { csrfTokenIn, someIp, startTestApp, type TestApp, type TestUser } from '
  */
 
 const NUL = 'a\u0000b';
+const LONE_SURROGATE = 'a\ud800b';
 const PARAM = 5;
 const QUERY = 4;
 const BODY = 3;
@@ -106,6 +107,42 @@ describe('bad input never gets a 500: NUL everywhere, JSON nested deep', () => {
     expect(probed).toBeGreaterThan(200);
     expect(failures).toEqual([]);
   }, 300_000);
+
+  it('answers a lone UTF-16 surrogate in any JSON body field with a 400 naming the field, never a 5xx (it cannot be sent in an address or a form)', async () => {
+    const failures: string[] = [];
+    const http = supertest(t.app.getHttpServer());
+    let probed = 0;
+    for (const route of routes) {
+      if (route.method === 'GET') continue;
+      for (const probe of probesOf(route, everyField).filter((p) => p.where === 'body')) {
+        const method = route.method.toLowerCase() as 'post';
+        const res = await http[method](concrete(route.path, null)).set('Authorization', `Bearer ${admin.token}`).set('Accept', 'application/json')
+          .set('X-Forwarded-For', someIp()).send({ [probe.field]: LONE_SURROGATE });
+        probed++;
+        const what = `${route.method} ${route.path} (${route.handler}) body ${probe.field}`;
+        if (res.status >= 500) failures.push(`${what}: ${res.status} ${res.text.slice(0, 200)}`);
+        else if (probe.field !== 'body' && res.status !== 400) failures.push(`${what}: ${res.status}, expected 400`);
+      }
+    }
+    expect(probed).toBeGreaterThan(100);
+    expect(failures).toEqual([]);
+  }, 300_000);
+
+  it('keeps a page’s source with lone surrogates shown as U+FFFD; refuses frontmatter whose YAML escapes write NUL or a lone surrogate, or whose value contains itself', async () => {
+    const author = await t.as('author');
+    const created = await author.post('/api/pages').send({ title: 'Half Characters', body: 'Half \ud800 of a pair.' }).expect(201);
+    expect(created.body.body).toBe('Half \uFFFD of a pair.');
+    for (const [yaml, reason] of [
+      ['extra: "a\\0b"', /NUL/],
+      ['extra: "\\ud800"', /lone UTF-16 surrogate/],
+      ['tags: ["\\0"]', /NUL/],
+      ['a: &a\n  b: *a', /contains itself/],
+    ] as const) {
+      const res = await author.post('/api/pages').send({ title: `Escaped ${yaml.length}`, body: `---\n${yaml}\n---\nText.` });
+      expect(res.status, `${yaml}: ${res.text.slice(0, 200)}`).toBe(400);
+      expect(res.body.message).toMatch(reason);
+    }
+  });
 
   it('keeps a page’s Markdown source as written, with each NUL shown as U+FFFD (as CommonMark reads it)', async () => {
     const author = await t.as('author');

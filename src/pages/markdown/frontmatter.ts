@@ -1,4 +1,5 @@
 import { isMap, isScalar, LineCounter, parseDocument, stringify, type Document } from 'yaml';
+import { unstorableText } from '../../common/storable-text.js';
 import { isSafeSlug } from './slug.js';
 
 export interface PageFrontmatter {
@@ -157,12 +158,51 @@ function parseYaml(yamlText: string): PageFrontmatter {
 }
 
 function toPlainObject(doc: Document, firstLine: number): Record<string, unknown> {
+  let data: Record<string, unknown>;
   try {
-    return doc.toJS() as Record<string, unknown>;
+    data = doc.toJS() as Record<string, unknown>;
   } catch (error) {
     // yaml refuses alias bombs ("billion laughs") while converting.
     throw new FrontmatterError(firstLine, (error as Error).message);
   }
+  const problem = unstorableValue(data);
+  if (problem) throw new FrontmatterError(firstLine, problem);
+  return data;
+}
+
+/**
+ * What the frontmatter's values cannot be stored as (they are kept as JSON): a value that contains itself (`a: &a
+ * {b: *a}`), or a text with NUL or a lone surrogate, which YAML's escapes (`"\0"`, `"\ud800"`) can write where the
+ * page's source itself holds neither. Walked without recursion, each value once.
+ */
+function unstorableValue(root: unknown): string | null {
+  const done = new Set<object>();
+  const open = new Set<object>(); // the values on the path being walked
+  const stack: { value: unknown; path: string; leave?: object }[] = [{ value: root, path: '' }];
+  const at = (path: string, key: string) => (path ? `${path}.${key}` : key);
+  while (stack.length > 0) {
+    const { value, path, leave } = stack.pop()!;
+    if (leave) {
+      open.delete(leave);
+      done.add(leave);
+      continue;
+    }
+    if (typeof value === 'string') {
+      const problem = unstorableText(value, path || 'the frontmatter');
+      if (problem) return problem.replace('The field', 'The frontmatter value');
+      continue;
+    }
+    if (value === null || typeof value !== 'object' || done.has(value)) continue;
+    if (open.has(value)) return `The frontmatter value "${path}" contains itself (a YAML alias inside its own anchor).`;
+    open.add(value);
+    stack.push({ value: null, path, leave: value });
+    for (const [key, child] of Object.entries(value)) {
+      const keyProblem = unstorableText(key, at(path, key));
+      if (keyProblem) return keyProblem.replace('The field', 'The frontmatter key');
+      stack.push({ value: child, path: at(path, key) });
+    }
+  }
+  return null;
 }
 
 function asText(value: unknown, fail: Fail): string {
