@@ -36,17 +36,27 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
   run: (args: z.output<z.ZodObject<I>>) => Promise<ToolOutput<O>>,
   listener?: ToolCallListener,
 ): void {
+  // The listener is told once, after the call's outcome is known; its own failure (an audit row that cannot be written)
+  // is logged and never turns a call that changed the wiki into an error, nor leaks into the answer.
+  const tell = async (args: Record<string, unknown>, outcome: { ok: boolean; error?: string }) => {
+    try {
+      await listener?.(spec.name, args, outcome);
+    } catch (error) {
+      logger.error(`MCP tool ${spec.name}: its call could not be recorded: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+  };
   const callback = async (args: z.output<z.ZodObject<I>>): Promise<CallToolResult> => {
+    let structured: Record<string, unknown>;
     try {
       // Through JSON once, so that dates become ISO strings and undefined fields disappear, as a client sees them.
-      const structured = JSON.parse(JSON.stringify(await run(args))) as Record<string, unknown>;
-      await listener?.(spec.name, args, { ok: true });
-      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+      structured = JSON.parse(JSON.stringify(await run(args))) as Record<string, unknown>;
     } catch (error) {
       const message = toolErrorMessage(error);
-      await listener?.(spec.name, args, { ok: false, error: message });
+      await tell(args, { ok: false, error: message });
       return { content: [{ type: 'text', text: message }], isError: true };
     }
+    await tell(args, { ok: true });
+    return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
   };
   server.registerTool(
     spec.name,

@@ -36,6 +36,25 @@ describe('defineTool: how a tool answers', () => {
     await close();
   });
 
+  it('answers a call that succeeded as a success when its listener fails (the failure is logged, never shown), and tells the listener once', async () => {
+    const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    let told = 0;
+    const { client, close } = await serverWith(
+      async ({ n }) => ({ doubled: n * 2 }),
+      async () => {
+        told++;
+        throw new Error('invalid input syntax for type json');
+      },
+    );
+    const result = await client.callTool({ name: 'double', arguments: { n: 4 } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ doubled: 8 });
+    expect(textOf(result)).not.toContain('invalid input syntax');
+    expect(told).toBe(1);
+    expect(String(logged.mock.calls[0]?.[0])).toContain('invalid input syntax for type json');
+    await close();
+  });
+
   it('turns an unexpected failure into an error with a correlation id, logged with the details, and tells the listener', async () => {
     const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const calls: Parameters<ToolCallListener>[] = [];
