@@ -7,7 +7,9 @@ import { ReviewErrors } from '../admin/review-errors.js';
 
 export const PASSAGES_PER_PAGE = 20;
 /** The strongest co-mentions an entity page lists (an entity mentioned everywhere has thousands). */
-export const CO_MENTIONS_SHOWN = 50;
+export /** The furthest page of passages asked for (each page shows PASSAGES_PER_PAGE; an entity has far fewer). */
+const MAX_PASSAGE_PAGE = 1_000_000;
+const CO_MENTIONS_SHOWN = 50;
 
 export interface PassageView {
   mentionId: string;
@@ -77,7 +79,8 @@ export class EntityPagesService {
       const entity = await this.entities.get(id, db);
       if (!entity) throw ReviewErrors.notFound(`Entity ${id}`);
       const provenance = await this.entities.provenance('node', id, 50, db);
-      const wanted = Math.max(1, Math.floor(passagePage));
+      // Any number a reader types: past the end shows the last page (below), and a huge one never reaches SQL as one.
+      const wanted = Number.isFinite(passagePage) ? Math.min(MAX_PASSAGE_PAGE, Math.max(1, Math.floor(passagePage))) : 1;
       const mentions = await this.entities.mentionsOf(id, 100, PASSAGES_PER_PAGE, (wanted - 1) * PASSAGES_PER_PAGE, db);
       const passagePages = Math.max(1, Math.ceil(mentions.mentionCount / PASSAGES_PER_PAGE));
       const current = Math.min(wanted, passagePages);

@@ -257,6 +257,22 @@ describe('bad input over HTTP', () => {
       await t.http.post('/login').type('form').send({ email: big }).expect(413);
     });
 
+    it('answers a list of lists where a list of objects belongs, and numbers past PostgreSQL\'s bigint, with 4xx (or the last page), never a 5xx', async () => {
+      for (const [path, body] of [
+        ['/admin/kg-policy/bootstrap', { policies: [[]] }],
+        ['/admin/knowledge-graph/import', { graph: { nodes: [[]] }, mode: 'pending' }],
+        ['/admin/knowledge-graph/import', { graph: { nodes: [], edges: [[]] }, mode: 'pending' }],
+        ['/api/import', { pages: [[]] }],
+      ] as const) {
+        const res = await admin.post(path).send(body);
+        expect(res.status, `${path} ${JSON.stringify(body)}: ${res.text.slice(0, 200)}`).toBe(400);
+      }
+      await admin.get('/admin/knowledge-graph/rejections?offset=99999999999999999999').expect(400);
+      const entity = (await admin.post('/admin/knowledge-graph/entities').send({ name: 'Far Pages', type: 'concept' }).expect(201)).body.entity;
+      await admin.get(`/admin/knowledge-graph/entities/${entity.id}?passages=99999999999999999999`).expect(200);
+      await admin.get(`/admin/knowledge-graph/ui/entities/${entity.id}?passages=99999999999999999999`).expect(200);
+    });
+
     it('answers malformed JSON, a wrong content type and invalid percent-encoding with 4xx', async () => {
       await author.post('/api/pages').set('Content-Type', 'application/json').send('{"title": "x", "body": ').expect(400);
       const res = await author.post('/api/pages').set('Content-Type', 'application/xml').send('<page/>');

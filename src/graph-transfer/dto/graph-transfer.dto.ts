@@ -110,6 +110,7 @@ export class ImportGraphDto {
   @ApiProperty({ type: [ImportNodeDto] })
   @IsArray({ message: 'graph.nodes must be a list' })
   @ArrayMaxSize(50_000)
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ValidateNested({ each: true })
   @Type(() => ImportNodeDto)
   nodes: ImportNodeDto[];
@@ -118,6 +119,7 @@ export class ImportGraphDto {
   @IsOptional()
   @IsArray({ message: 'graph.edges must be a list' })
   @ArrayMaxSize(200_000)
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ValidateNested({ each: true })
   @Type(() => ImportEdgeDto)
   edges?: ImportEdgeDto[];

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, MaxLength, MinLength, ValidateNested } from 'class-validator';
 import { MAX_VAULT_PATH_LENGTH } from '../../common/vault-paths.js';
 import { MAX_BODY_CHARS, MAX_TITLE_LENGTH } from './page.dto.js';
 
@@ -44,6 +44,7 @@ export class ImportBatchDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_IMPORT_BATCH, { message: `A batch holds at most ${MAX_IMPORT_BATCH} pages; split the import into several requests.` })
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ValidateNested({ each: true })
   @Type(() => ImportPageDto)
   pages: ImportPageDto[];

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { POLICY_ACTIONS, type PolicyAction } from '../kg-cluster-policy.entity.js';
 
 export const MAX_REASON_LENGTH = 1000;
@@ -74,6 +74,7 @@ export class BootstrapPolicyDto {
 
 export class BootstrapDto {
   @ApiProperty({ type: [BootstrapPolicyDto], description: 'The first policies, set at once; refused when any policy exists.' })
+  @IsObject({ each: true, message: '$property must be a list of objects' })
   @ValidateNested({ each: true })
   @Type(() => BootstrapPolicyDto)
   @ArrayMinSize(1, { message: 'policies must name at least one cluster' })

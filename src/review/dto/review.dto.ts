@@ -259,6 +259,7 @@ export class RejectionListQueryDto {
   @Transform(toNumber)
   @IsInt({ message: 'offset must be a whole number' })
   @Min(0)
+  @Max(10_000_000)
   offset?: number;
 }
 
