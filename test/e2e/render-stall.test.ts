@@ -28,7 +28,11 @@ const WORST = {
   table: table(1000, 200),
   prose: prose(950_000),
   nestedList: `${'- '.repeat(10_000)}deep`,
+  // 100 embeds of a page of 100 embeds (EMBEDDED, saved first): 10,000 transclusions unbounded.
+  embeds: '![[Stall Embed Mid]]\n\n'.repeat(100),
 };
+/** The pages the embeds case transcludes. */
+const EMBEDDED = { 'Stall Embed Leaf': 'hello world '.repeat(20), 'Stall Embed Mid': '![[Stall Embed Leaf]]\n\n'.repeat(100) };
 
 interface Wiki {
   server: ServerProcess;
@@ -109,6 +113,7 @@ describe('a page too large to render quickly does not stall the server', () => {
     // take longer than the default 20 s limit, whose 422 another test covers.
     wiki = await startWiki({ KURATE_RENDER_TIMEOUT_SECONDS: '120' });
     slugs = [];
+    for (const [title, body] of Object.entries(EMBEDDED)) await wiki.http.post('/api/pages').set(wiki.auth).send({ title, body }).expect(201);
     for (const [name, body] of Object.entries(WORST)) {
       const { latencies, workMs } = await healthDuring(wiki, async () => {
         slugs.push(((await wiki.http.post('/api/pages').set(wiki.auth).send({ title: `Worst case ${name}`, body }).expect(201)).body as { slug: string }).slug);

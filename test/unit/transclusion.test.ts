@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { MarkdownRenderer, type ResolvedTarget } from '../../src/pages/markdown/markdown-renderer.js';
-import { distinctWords, excerptOf, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage } from '../../src/pages/markdown/transclusion.js';
+import { renderSize } from '../../src/pages/markdown/markdown-tasks.js';
+import {
+  distinctWords, excerptOf, MAX_EMBEDDED_CHARS, MAX_EMBEDS_PER_RENDER, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage,
+} from '../../src/pages/markdown/transclusion.js';
 import type { ParsedLink } from '../../src/pages/markdown/wikilinks.js';
 
 const NOTE = '# Note\n\nIntro.\n\n## Setup\n\nInstall it.\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it. ^run-it\n\n- first\n- second ^item2\n\n| a |\n| - |\n| 1 |\n\n^table-id\n';
@@ -81,6 +84,31 @@ describe('transclusion in the renderer', () => {
     // An excerpt without footnotes lists none of the host's.
     const plain = render('host', 'Mine[^1].\n\n![[Note#Setup]]\n\n[^1]: My source.');
     expect(plain.match(/<section class="footnotes">/g)).toHaveLength(1);
+  });
+
+  it(`transcludes at most ${MAX_EMBEDS_PER_RENDER} embeds in one rendering, over every depth; the rest show as link cards`, () => {
+    // 30 embeds of a page of 30 embeds of a leaf: 930 embeds unbounded.
+    pages.leaf = { slug: 'leaf', title: 'Leaf', markdown: 'hello world '.repeat(20) };
+    pages.mid = { slug: 'mid', title: 'Mid', markdown: '![[Leaf]]\n\n'.repeat(30) };
+    const html = render('host', '![[Mid]]\n\n'.repeat(30));
+    expect(html.match(/class="transclusion"/g)).toHaveLength(MAX_EMBEDS_PER_RENDER);
+    expect(html).toContain('📄 Leaf</a>');
+    const text = transcludedText('host', '![[Mid]]\n\n'.repeat(30), { page: (link) => pages[link.key] ?? null }, (link) => pages[link.key]?.slug ?? null);
+    expect(text.length).toBeLessThan(MAX_EMBEDDED_CHARS);
+  });
+
+  it(`transcludes at most ${MAX_EMBEDDED_CHARS} characters in one rendering`, () => {
+    pages.big = { slug: 'big', title: 'Big', markdown: 'word '.repeat(MAX_EMBEDDED_CHARS / 10) };
+    const html = render('host', '![[Big]]\n\n'.repeat(3));
+    expect(html.match(/class="transclusion"/g)).toHaveLength(2);
+    expect(html).toContain('📄 Big</a>');
+  });
+
+  it('counts each embed of a page in the size that decides where a rendering runs', () => {
+    const page = { slug: 'p', title: 'P', markdown: 'x'.repeat(1000) };
+    const once = renderSize({ markdown: '![[P]]', links: [], embeds: { hostSlug: 'h', pages: [['p', page]] }, files: [] });
+    const often = renderSize({ markdown: '![[P]]\n'.repeat(100), links: [], embeds: { hostSlug: 'h', pages: [['p', page]] }, files: [] });
+    expect(often - once).toBeGreaterThan(90 * 1000);
   });
 
   it('collects the plain transcluded text for search, depth-limited and without cycles', () => {

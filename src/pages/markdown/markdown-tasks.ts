@@ -3,7 +3,7 @@ import { parseFrontmatter } from './frontmatter.js';
 import { stripComments } from './obsidian-syntax.js';
 import { extractLinks, outboundLinks, type BodyLink } from './wikilinks.js';
 import type { MarkdownRenderer, RenderedMarkdown, ResolvedTarget } from './markdown-renderer.js';
-import { startTransclusion, type EmbeddedPage } from './transclusion.js';
+import { MAX_EMBEDDED_CHARS, startTransclusion, type EmbeddedPage } from './transclusion.js';
 
 /**
  * Everything one rendering needs, as plain data: what the database said about the page's links, embeds and files,
@@ -20,9 +20,16 @@ export interface RenderRequest {
   files: [target: string, file: ResolvedFile][];
 }
 
-/** The characters a rendering works through: the page and every page it embeds. */
+/**
+ * The characters a rendering may work through: the page, and what its embeds transclude, each occurrence counted
+ * (a page embedded 50 times is rendered 50 times), up to the budget a rendering transcludes at most.
+ */
 export function renderSize(request: RenderRequest): number {
-  return request.markdown.length + (request.embeds?.pages.reduce((sum, [, page]) => sum + page.markdown.length, 0) ?? 0);
+  if (!request.embeds || request.embeds.pages.length === 0) return request.markdown.length;
+  const pages = request.embeds.pages.map(([, page]) => page.markdown.length);
+  const occurrences = request.markdown.split('![[').length - 1;
+  const embedded = Math.max(...pages) * Math.max(occurrences, 1) + pages.reduce((sum, n) => sum + n, 0);
+  return request.markdown.length + Math.min(MAX_EMBEDDED_CHARS, embedded);
 }
 
 /** Renders a request with `renderer`: the same code on the main thread and in a worker thread. */

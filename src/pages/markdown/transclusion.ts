@@ -10,6 +10,13 @@ import { extractLinks, type ParsedLink } from './wikilinks.js';
  * way down (a cycle) and anything deeper show as a link card instead.
  */
 export const MAX_TRANSCLUSION_DEPTH = 4;
+/**
+ * What one rendering (or one save's search text) transcludes at most, over all its embeds at every depth: beyond it
+ * an embed shows as a link card. Without a bound a small page could multiply its embeds (100 embeds of a page of 100
+ * embeds of…) into minutes of work and a response of gigabytes.
+ */
+export const MAX_EMBEDS_PER_RENDER = 200;
+export const MAX_EMBEDDED_CHARS = 1_000_000;
 
 export interface EmbeddedPage {
   /** The page's id, when it came from the database (its files are looked up by it). */
@@ -25,12 +32,37 @@ export interface Transclusion {
   page: (link: ParsedLink) => EmbeddedPage | null;
   /** Slugs of the pages being embedded on the way down, the host page first. */
   chain: readonly string[];
-  /** Numbers the embeds of one rendering, so that footnote ids of different excerpts never collide. */
-  counter: { next: number };
+  /**
+   * Shared by every level of one rendering: numbers its embeds (so that footnote ids of different excerpts never
+   * collide), counts what it has transcluded against the budget, and keeps each excerpt it has cut once.
+   */
+  counter: EmbedBudget;
+}
+
+export interface EmbedBudget {
+  next: number;
+  chars: number;
+  excerpts: Map<string, string | null>;
 }
 
 export function startTransclusion(hostSlug: string, page: (link: ParsedLink) => EmbeddedPage | null): Transclusion {
-  return { page, chain: [hostSlug], counter: { next: 0 } };
+  return { page, chain: [hostSlug], counter: newBudget() };
+}
+
+const newBudget = (): EmbedBudget => ({ next: 0, chars: 0, excerpts: new Map() });
+
+/** The excerpt an embed shows, cut once per page and heading in one rendering; null past the budget or when none. */
+function budgetedExcerpt(budget: EmbedBudget, page: EmbeddedPage, heading: string | null): string | null {
+  if (budget.next >= MAX_EMBEDS_PER_RENDER) return null;
+  const key = `${page.slug}\u0000${heading ?? ''}`;
+  let excerpt = budget.excerpts.get(key);
+  if (excerpt === undefined) {
+    excerpt = excerptOf(page.markdown, heading);
+    budget.excerpts.set(key, excerpt);
+  }
+  if (excerpt === null || budget.chars + excerpt.length > MAX_EMBEDDED_CHARS) return null;
+  budget.chars += excerpt.length;
+  return excerpt;
 }
 
 export type RenderFragment = (markdown: string, inner: Transclusion, docId: string) => string;
@@ -43,7 +75,7 @@ export function renderTransclusion(link: ParsedLink, target: { slug: string; tit
   if (transclusion.chain.length > MAX_TRANSCLUSION_DEPTH || transclusion.chain.includes(target.slug)) return null;
   const page = transclusion.page(link);
   if (!page) return null;
-  const excerpt = excerptOf(page.markdown, link.heading);
+  const excerpt = budgetedExcerpt(transclusion.counter, page, link.heading);
   if (excerpt === null) return null;
   const inner: Transclusion = { ...transclusion, chain: [...transclusion.chain, target.slug] };
   const docId = `t${transclusion.counter.next++}`;
@@ -80,15 +112,22 @@ function dedent(lines: string[]): string[] {
 /** The plain text an embedding page holds through its embeds (for its search vector), depth-limited, cycles cut. */
 export function transcludedText(hostSlug: string, markdown: string, transclusion: Pick<Transclusion, 'page'>, resolveSlug: (link: ParsedLink) => string | null): string {
   const parts: string[] = [];
+  const budget = newBudget();
+  // The words of one excerpt count once, however often it is embedded (distinctWords keeps each word once anyway).
+  const seen = new Set<string>();
   const visit = (source: string, chain: string[]) => {
     if (chain.length > MAX_TRANSCLUSION_DEPTH) return;
     for (const link of extractLinks(stripComments(source))) {
-      if (link.kind !== 'embed') continue;
+      if (link.kind !== 'embed' || budget.next >= MAX_EMBEDS_PER_RENDER) continue;
       const slug = resolveSlug(link);
       if (!slug || chain.includes(slug)) continue;
+      const visitKey = `${chain.join('\u0000')}\u0001${slug}\u0000${link.heading ?? ''}`;
+      if (seen.has(visitKey)) continue;
+      seen.add(visitKey);
       const page = transclusion.page(link);
-      const excerpt = page ? excerptOf(page.markdown, link.heading) : null;
+      const excerpt = page ? budgetedExcerpt(budget, page, link.heading) : null;
       if (excerpt === null) continue;
+      budget.next++;
       parts.push(plainText(excerpt));
       visit(excerpt, [...chain, slug]);
     }
