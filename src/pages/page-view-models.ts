@@ -179,7 +179,7 @@ export function diffView(diff: RevisionDiff, oldText: string) {
       rows: hunk.lines.map((line) => ({ ...line, sign: SIGNS[line.kind] })),
     };
   });
-  return { added: diff.added, removed: diff.removed, blocks, foldedAfter: Math.max(0, oldLineCount - lastOld), identical: blocks.length === 0 };
+  return { added: diff.added, removed: diff.removed, coarse: diff.coarse, blocks, foldedAfter: Math.max(0, oldLineCount - lastOld), identical: blocks.length === 0 };
 }
 
 
