@@ -217,6 +217,16 @@ describe('MarkdownRenderer: headings and table of contents', () => {
     );
   });
 
+  it('skips a number a heading already has as its own name, and numbers 5,000 repeats in order', () => {
+    expect(html('## Setup 2\n\n## Setup\n\n## Setup\n\n## Setup')).toBe(
+      '<h2 id="setup-2">Setup 2</h2>\n<h2 id="setup">Setup</h2>\n<h2 id="setup-3">Setup</h2>\n<h2 id="setup-4">Setup</h2>\n',
+    );
+    const ids = [...html('## h\n\n'.repeat(5_000)).matchAll(/id="([^"]+)"/g)].map((m) => m[1]);
+    expect(ids).toHaveLength(5_000);
+    expect(new Set(ids).size).toBe(5_000);
+    expect(ids.at(-1)).toBe('h-5000');
+  });
+
   it('uses the Unicode slug for ids', () => {
     expect(html('# Über Café!')).toBe('<h1 id="über-café">Über Café!</h1>\n');
   });

@@ -81,6 +81,15 @@ describe('highlights, tasks, footnotes', () => {
     expect(out).toContain('<input type="checkbox" disabled="disabled" checked="checked" class="task-list-item-checkbox" /> done');
   });
 
+  it('marks task items and their own list (a nested list of tasks in a plain list), and 5,000 tasks alike', () => {
+    const out = html('- plain\n  - [ ] nested task\n- also plain\n\n---\n\n- [X] upper-case done\n\n1. [ ] numbered');
+    expect(out).toMatch(/<ul>\s*<li>plain\s*<ul class="task-list-container">\s*<li class="task-list-item">/);
+    expect(out).toContain('<ol class="task-list-container">');
+    expect(out).toContain('checked="checked" class="task-list-item-checkbox" /> upper-case done');
+    expect(html('- [x]no space\n- [y] other mark')).not.toContain('checkbox');
+    expect(html('- [ ] task\n'.repeat(5_000)).match(/task-list-item-checkbox/g)).toHaveLength(5_000);
+  });
+
   it('renders footnotes with links both ways', () => {
     const out = html('Claim[^1].\n\n[^1]: Source.');
     expect(out).toContain('<sup class="footnote-ref"><a href="#fn1" id="fnref1">[1]</a></sup>');

@@ -51,6 +51,12 @@ describe('transclusion in the renderer', () => {
     expect(html).not.toContain('Run it.');
   });
 
+  it('never gives an embedded heading an id the page already has', () => {
+    const html = render('host', '## Setup\n\nMine.\n\n![[Note#Setup]]');
+    expect(html).toContain('<h2 id="setup">Setup</h2>');
+    expect(html).toMatch(/<h\d id="setup-2">Setup<\/h\d>/);
+  });
+
   it('renders an unknown section as a link card', () => {
     expect(render('host', '![[Note#Nowhere]]')).toContain('<div class="embed-card"><a class="wikilink" href="/page/note#nowhere">📄 Note</a></div>');
   });

@@ -1,5 +1,4 @@
 import type { Env, MarkdownIt, RendererRule, StateCore, Token } from 'markdown-it';
-import anchor from 'markdown-it-anchor';
 import sanitizeHtml from 'sanitize-html';
 import { MathSlots, OBSIDIAN_ALLOWED_ATTRIBUTES, OBSIDIAN_ALLOWED_TAGS, obsidianHeadingSyntax, obsidianSyntax, obsidianTransforms, stripComments, type ObsidianEnv } from './obsidian-syntax.js';
 import { linkTitle, slugify } from './slug.js';
@@ -81,12 +80,37 @@ function mergeAttributes(extra: Record<string, string[]>, base: Record<string, s
   return merged;
 }
 
-// Every heading gets an id, de-duplicated in page order: `setup`, `setup-2`, …
-const HEADING_IDS: anchor.AnchorOptions = { slugify: headingAnchor, getTokensText: inlineText, uniqueSlugStartIndex: 2, tabIndex: false };
+/**
+ * Every heading gets an id, de-duplicated in page order: `setup`, `setup-2`, … (a later heading written `Setup 2`
+ * then gets `setup-2-2`). In one pass, each name's next number remembered: markdown-it-anchor, used before, tried
+ * every number from 2 again for each repeat and looked each heading up from the start of the page, so 20,000 headings
+ * named alike took 16 s to render; permalinks, the rest of what it offers, are not used here.
+ */
+function headingIdsPlugin(md: MarkdownIt): void {
+  md.core.ruler.push('heading_ids', (state) => {
+    // Kept in the env, which an embedded excerpt's env shares: its headings never take an id the page's have.
+    const env = state.env as { headingIds?: { taken: Set<string>; nextNumber: Map<string, number> } };
+    const { taken, nextNumber } = (env.headingIds ??= { taken: new Set(), nextNumber: new Map() });
+    const tokens = state.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      if (tokens[i].type !== 'heading_open') continue;
+      const base = headingAnchor(inlineText(tokens[i + 1]?.children ?? []));
+      let id = base;
+      if (taken.has(id)) {
+        let n = nextNumber.get(base) ?? 2;
+        while (taken.has(`${base}-${n}`)) n++;
+        id = `${base}-${n}`;
+        nextNumber.set(base, n + 1);
+      }
+      taken.add(id);
+      tokens[i].attrSet('id', id);
+    }
+  });
+}
 
 export class MarkdownRenderer {
   private readonly md: MarkdownIt = createMarkdownParser()
-    .use(anchor, HEADING_IDS)
+    .use(headingIdsPlugin)
     .use(obsidianSyntax)
     .use((md) => md.core.ruler.after('inline', 'embed_cards', placeEmbedCards))
     // Registered last so that it runs first after inline parsing: a file embed is never taken for a page.
@@ -134,7 +158,7 @@ let headingParser: MarkdownIt | null = null;
 export function headingIds(body: string): Map<number, string> {
   headingParser ??= createMarkdownParser()
     .use(obsidianHeadingSyntax)
-    .use(anchor, HEADING_IDS)
+    .use(headingIdsPlugin)
     // Ids come from headings' text alone: the rest of the page's inline content is left unparsed (most of the work).
     .use((md) => md.core.ruler.at('inline', parseHeadingsInline));
   const ids = new Map<number, string>();
