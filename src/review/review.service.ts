@@ -195,10 +195,15 @@ export class ReviewService {
     return this.journal.transaction(async (tx) => {
       const into = new Map(items.map((i) => [i.id, i.intoEntityId]));
       const locked = await this.lockForBulk([...into.keys()], tx);
-      const nodes = locked.rows.filter((r) => r.kind === 'node');
+      // The entities are locked (and so kept) until the action ends; one merged away or deleted since the admin chose
+      // it skips its proposal, as a bulk action skips what it cannot do, rather than failing the whole action.
+      const targets = new Set((await this.curation.lockNodes([...new Set(into.values())], tx)).map((n) => n.id));
+      const gone = locked.rows.filter((r) => r.kind === 'node' && !targets.has(into.get(r.id)!))
+        .map((r) => ({ proposalId: r.id, reason: `entity ${into.get(r.id)} was merged or deleted meanwhile` }));
+      const nodes = locked.rows.filter((r) => r.kind === 'node' && targets.has(into.get(r.id)!));
       const notNodes = locked.rows.filter((r) => r.kind !== 'node').map((r) => ({ proposalId: r.id, reason: 'a relation cannot be approved into an entity' }));
       const planned = await this.plan(nodes, new Map(nodes.map((r) => [r.id, { intoEntityId: into.get(r.id)! }])), tx, false);
-      return this.applyApproval(planned.items, [...locked.skipped, ...notNodes, ...planned.skipped], note, origin, tx, 'bulk');
+      return this.applyApproval(planned.items, [...locked.skipped, ...notNodes, ...gone, ...planned.skipped], note, origin, tx, 'bulk');
     });
   }
 

@@ -170,4 +170,25 @@ describe('curation actions that race each other', () => {
     }
     expect(await kg.count('kg_edges', 'source_node_id = $1', [press])).toBe(0);
   });
+  it('triage approving into an entity another admin deletes at that moment: the delete goes first and the proposal is skipped, the action still 200', async () => {
+    const api = await t.as('admin');
+    const kg = await KgFactory.for(t);
+    const target = await kg.node({ name: 'Teakettle', type: 'product' });
+    const passage = await kg.passage('Tea Things', 'The teakettle whistles when the water boils.');
+    const proposal = await kg.nodeProposal({ name: 'teakettle', type: 'concept', confidence: 0.7, signals: ['properNoun'], support: [passage] });
+    const preview = (await api.get(`${BASE}/triage/same-as-approved`).expect(200)).body.items as { proposalId: string; intoEntityId: string }[];
+    expect(preview).toContainEqual(expect.objectContaining({ proposalId: proposal, intoEntityId: target }));
+    // The delete queues on the entity's row first; the triage action (its preview read before) queues behind it.
+    const g = await holdLock(t.dataSource, 'SELECT 1 FROM kg_nodes WHERE id = $1 FOR UPDATE', [target]);
+    const remove = api.delete(`${BASE}/entities/${target}`).send({}).then((r) => r);
+    await waitFor('the delete to queue', async () => (await g.waiting()) >= 1);
+    const triage = api.post(`${BASE}/triage/same-as-approved`).send({ ids: [proposal] }).then((r) => r);
+    await waitFor('the triage action to queue', async () => (await g.waiting()) >= 2);
+    await g.release();
+    const [removed, triaged] = await Promise.all([remove, triage]);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(triaged.status, JSON.stringify(triaged.body)).toBe(200);
+    // (On the embedded database the triage may run first and approve into the entity the delete then removes.)
+    if (ON_POSTGRES) expect(JSON.stringify(triaged.body.skipped)).toContain(proposal);
+  });
 });
