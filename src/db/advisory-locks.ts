@@ -1,17 +1,30 @@
-// Transaction-scoped advisory locks on keys (link keys, file names, entity names). Each key maps to one of
-// LOCK_BUCKETS locks of its namespace, so a transaction holds at most that many whatever it touches: PostgreSQL keeps
-// every lock in a shared table of max_locks_per_transaction × max_connections slots (6,400 by default), and a page
-// with 16,000 distinct links, one lock each, filled it ("out of shared memory") for every session. Two keys that
-// share a bucket only take turns they did not need to.
-export const LOCK_BUCKETS = 1024;
+// Transaction-scoped advisory locks on keys (link keys, file names, entity names), in two levels so that a transaction
+// never holds more than a few hundred locks, whatever it touches. PostgreSQL keeps every lock in one shared table of
+// max_locks_per_transaction × max_connections slots (6,400 by default): a page with 16,000 distinct links, one lock
+// each, filled it, and its save (and whatever else ran then) failed with "out of shared memory".
+//
+// - Up to MAX_FINE_KEYS keys: each key's bucket (one of BUCKETS) is locked SHARED, then each key itself alone. Two
+//   writers of different keys never wait for each other, whatever their buckets.
+// - More keys: each key's bucket is locked alone (at most BUCKETS locks). Such a writer waits for, and holds off,
+//   every writer of a key in those buckets.
+// Buckets are always taken before keys, each level in sorted order, so no two transactions wait on each other crosswise.
+export const MAX_FINE_KEYS = 128;
+export const BUCKETS = 1024;
 
-/** SQL that locks, in bucket order (two transactions never wait on each other crosswise), every key of a text[]. */
+/** The namespace of a namespace's buckets (the two-integer form of advisory locks: namespace, key). */
+const bucketsOf = (namespace: number) => -namespace;
+
+/** SQL that locks every key of a text[] parameter as above; its value is the number of locks taken. */
 export function lockKeysSql(namespace: number, keysParam: string): string {
-  return `(SELECT count(pg_advisory_xact_lock(${namespace}, b))
-             FROM (SELECT DISTINCT hashtext(k) & ${LOCK_BUCKETS - 1} AS b FROM unnest(${keysParam}) k ORDER BY 1) buckets)`;
+  const keys = `(SELECT DISTINCT k FROM unnest(${keysParam}) k)`;
+  const buckets = `(SELECT DISTINCT hashtext(k) & ${BUCKETS - 1} AS b FROM ${keys} d ORDER BY 1)`;
+  return `(SELECT CASE WHEN (SELECT count(*) FROM ${keys} n) <= ${MAX_FINE_KEYS}
+             THEN (SELECT count(pg_advisory_xact_lock_shared(${bucketsOf(namespace)}, b)) FROM ${buckets} s)
+                + (SELECT count(pg_advisory_xact_lock(${namespace}, hashtext(k))) FROM (SELECT k FROM ${keys} f ORDER BY hashtext(k), k) f)
+             ELSE (SELECT count(pg_advisory_xact_lock(${bucketsOf(namespace)}, b)) FROM ${buckets} x) END)`;
 }
 
-/** SQL that locks one key's bucket (what a test holds to make writers of that key queue). */
+/** SQL that locks one key as a writer of that key alone would (what a test holds to make writers of the key queue). */
 export function lockKeySql(namespace: number, keyParam: string): string {
-  return `pg_advisory_xact_lock(${namespace}, hashtext(${keyParam}) & ${LOCK_BUCKETS - 1})`;
+  return `pg_advisory_xact_lock_shared(${bucketsOf(namespace)}, hashtext(${keyParam}) & ${BUCKETS - 1}), pg_advisory_xact_lock(${namespace}, hashtext(${keyParam}))`;
 }

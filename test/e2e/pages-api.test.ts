@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from 'supertest';
 import { SearchRepository } from '../../src/search/search.repository.js';
-import { LOCK_BUCKETS } from '../../src/db/advisory-locks.js';
+import { BUCKETS, MAX_FINE_KEYS } from '../../src/db/advisory-locks.js';
+import { ON_POSTGRES } from '../support/lock-gate.js';
 import { PageLinksRepository } from '../../src/pages/page-links.repository.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -155,13 +156,36 @@ describe('pages REST API', () => {
       expect(backlinks.body.items.map((p: { slug: string }) => p.slug)).toEqual(['linker', 'second-linker']);
     });
 
-    it('locks 20,000 link keys in one write (a bounded number of buckets), where one lock each filled PostgreSQL\'s lock table', async () => {
-      const keys = Array.from({ length: 20_000 }, (_, i) => `far-target-${i}`);
-      const locked: { n: string }[] = await t.dataSource.transaction(async (tx) => {
-        await t.app.get(PageLinksRepository).lockKeys(keys, tx);
-        return tx.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`);
-      });
-      expect(Number(locked[0].n)).toBeLessThanOrEqual(LOCK_BUCKETS);
+    it('locks 20,000 link keys in one write by their buckets (never the whole lock table), and a few keys one by one', async () => {
+      const held = (keys: string[]) =>
+        t.dataSource.transaction(async (tx) => {
+          await t.app.get(PageLinksRepository).lockKeys(keys, tx);
+          return Number((await tx.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`))[0].n);
+        });
+      expect(await held(Array.from({ length: 20_000 }, (_, i) => `far-target-${i}`))).toBeLessThanOrEqual(BUCKETS);
+      expect(await held(Array.from({ length: MAX_FINE_KEYS }, (_, i) => `near-target-${i}`))).toBeLessThanOrEqual(2 * MAX_FINE_KEYS);
+    });
+
+    it.runIf(ON_POSTGRES)('lets two writes of different link keys go on at once, and makes a write of the same key, or of thousands, wait', async () => {
+      const runner = t.dataSource.createQueryRunner();
+      await runner.connect();
+      await runner.startTransaction();
+      try {
+        // A hundred keys each: their buckets overlap for certain, the keys do not.
+        const some = (prefix: string) => Array.from({ length: 100 }, (_, i) => `${prefix}-${i}`);
+        await t.app.get(PageLinksRepository).lockKeys(some('held'), runner.manager);
+        const waits = (keys: string[]) =>
+          t.dataSource.transaction(async (tx) => {
+            await tx.query(`SET LOCAL lock_timeout = '300ms'`);
+            return t.app.get(PageLinksRepository).lockKeys(keys, tx).then(() => false, () => true);
+          });
+        expect(await waits(some('free'))).toBe(false);
+        expect(await waits(['free-key', 'held-7'])).toBe(true);
+        expect(await waits(Array.from({ length: 5_000 }, (_, i) => `many-${i}`))).toBe(true);
+      } finally {
+        await runner.rollbackTransaction();
+        await runner.release();
+      }
     });
 
     it('lists orphans and hubs', async () => {
