@@ -8,7 +8,7 @@
 // - More keys: each key's bucket is locked alone (at most BUCKETS locks). Such a writer waits for, and holds off,
 //   every writer of a key in those buckets.
 // Buckets are always taken before keys, each level in sorted order, so no two transactions wait on each other crosswise.
-export const MAX_FINE_KEYS = 128;
+export const MAX_FINE_KEYS = 512;
 export const BUCKETS = 1024;
 
 /** The namespace of a namespace's buckets (the two-integer form of advisory locks: namespace, key). */
