@@ -28,7 +28,7 @@ export interface RevisionDiff {
  * algorithm): 10,000 lines with every other one changed took 8 s of the server's only thread. Beyond this it gives up
  * early, and the middle of the texts is shown replaced.
  */
-export const MAX_EDIT_LENGTH = 2_000;
+export const MAX_EDIT_LENGTH = 1_000;
 
 /** A line-based diff, as hunks with `context` unchanged lines around each change (long unchanged runs folded). */
 export function diffRevisions(oldText: string, newText: string, context = 3): RevisionDiff {
