@@ -384,9 +384,35 @@ function fnv1a(text: string): number {
 
 const MIN_PIECE_TOKENS = 64;
 const SENTENCES = new Intl.Segmenter('en', { granularity: 'sentence' });
+/**
+ * Text is segmented a window at a time: in Node 20 every segment Intl.Segmenter hands out holds its own copy of the
+ * whole input, so a 586 KB paragraph of 25,000 sentences took more than 4 GB (the worker died, and a dry run of
+ * extraction took the web process with it). Each window's sentences but its last are complete; the last starts the
+ * next window.
+ */
+const SEGMENT_WINDOW = 2048;
 
 export function sentencesOf(text: string): string[] {
-  return [...SENTENCES.segment(text)].map((s) => s.segment.trim()).filter(Boolean);
+  const out: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + SEGMENT_WINDOW);
+    // A window ends at a space, so that no word is cut in two (a sentence longer than a window is split there).
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > start) end = space + 1;
+      // Never between the two halves of a character outside the BMP (an emoji).
+      else if (/[\uD800-\uDBFF]/.test(text[end - 1])) end--;
+    }
+    const segments = [...SENTENCES.segment(text.slice(start, end))].map((s) => s.segment);
+    const complete = end === text.length || segments.length === 1 ? segments : segments.slice(0, -1);
+    for (const segment of complete) {
+      const sentence = segment.trim();
+      if (sentence) out.push(sentence);
+    }
+    start += complete.reduce((n, segment) => n + segment.length, 0);
+  }
+  return out;
 }
 
 /** Splits a long paragraph into pieces of whole sentences (a single over-long sentence at word boundaries). */
@@ -595,9 +621,13 @@ function mergeTinySections(sections: Section[], drafts: Draft[][], options: Chun
   for (let s = 0; s < drafts.length; s++) {
     const chunks = drafts[s];
     if (chunks.length === 0) {
-      // A heading with no text of its own: carried like a tiny section (its words stay findable).
+      // A heading with no text of its own: carried like a tiny section (its words stay findable). A carry that has
+      // grown to a chunk's size goes out as one: headings upon headings cost each the size of the carry so far.
       const heading: Draft = { path: sections[s].headings.map((h) => h.title), parts: [{ headings: sections[s].headings, text: '' }], tokens: 0, text: '' };
-      carry = carry ? combine(carry, heading) : heading;
+      if (carry && !fits(carry, heading)) {
+        out.push(carry);
+        carry = heading;
+      } else carry = carry ? combine(carry, heading) : heading;
       continue;
     }
     // A heading without text whose section continues in this one is already in its heading path.

@@ -353,6 +353,28 @@ describe('chunkMarkdown on hostile text', () => {
     expect((used.user + used.system) / 1000).toBeLessThan(2000);
   });
 
+  it('segments a long paragraph a window at a time into the same sentences as at once (no word cut at a window\'s end)', () => {
+    const next = random(7);
+    const text = Array.from({ length: 2_000 }, () => sentence(next)).join(' ');
+    const atOnce = [...new Intl.Segmenter('en', { granularity: 'sentence' }).segment(text)].map((x) => x.segment.trim()).filter(Boolean);
+    expect(text.length).toBeGreaterThan(50_000);
+    expect(sentencesOf(text)).toEqual(atOnce);
+    // A "sentence" longer than a window is split between words, never inside one.
+    const run = Array.from({ length: 3_000 }, (_, i) => `word${i}`).join(' ');
+    const pieces = sentencesOf(run);
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(pieces.join(' ')).toBe(run);
+  });
+
+  it('sends a run of thousands of headings without text out in chunks of the usual size, losing none of their words', () => {
+    const titles = Array.from({ length: 5_000 }, (_, i) => `Heading ${i}`);
+    const chunks = chunkMarkdown(`${titles.map((t) => `# ${t}`).join('\n\n')}\n\nAda Lovelace wrote notes.`);
+    for (const chunk of chunks) expect(chunk.tokenEstimate).toBeLessThanOrEqual(MAX);
+    const all = chunks.map((c) => c.text).join('\n');
+    for (const title of [titles[0], titles[2_500], titles[4_999]]) expect(all).toContain(title);
+    expect(all).toContain('Ada Lovelace wrote notes.');
+  });
+
   it('cuts a "word" longer than a chunk between characters, never inside one (a run of emoji stays whole emoji)', () => {
     // One letter first, so that a cut every N code units (N even) would fall inside a pair.
     const chunks = chunkMarkdown(`x${'🙂'.repeat(20_000)}`);
