@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
-import { isTransientConflict } from '../db/sql-state.js';
+import { isTransientConflict, sqlStateOf } from '../db/sql-state.js';
 import type { Actor } from '../auth/actor.js';
 import { aliasesOf, clustersOf, parseFrontmatter, tagsOf } from './markdown/frontmatter.js';
 import { parsePageSource } from './page-source.js';
@@ -22,6 +22,16 @@ import type { FileReference } from './markdown/file-embeds.js';
 
 /** A page write that PostgreSQL aborted as a deadlock runs again at most this many times in all. */
 const MAX_WRITE_ATTEMPTS = 3;
+/** PostgreSQL's "program limit exceeded": the one a page's text reaches is a search vector over 1 MB. */
+const PROGRAM_LIMIT_EXCEEDED = '54000';
+
+/** A page with more distinct words than PostgreSQL's search vector holds (about 100,000): a 422, nothing saved. */
+function tooManyWords(): DomainException {
+  return new DomainException(
+    DomainErrorCode.TooComplex,
+    'The page has more distinct words than the search index can hold for one page (PostgreSQL keeps at most 1 MB of it). Nothing was saved; split the text into several pages.',
+  );
+}
 
 export interface CreatePageInput {
   /** Used when the frontmatter has no `title`. */
@@ -270,6 +280,7 @@ export class PagesService {
       try {
         return await this.writeOnce(linkKeys, work, touchedPages);
       } catch (error) {
+        if (sqlStateOf(error) === PROGRAM_LIMIT_EXCEEDED) throw tooManyWords();
         if (attempt >= MAX_WRITE_ATTEMPTS || !isTransientConflict(error)) throw error;
       }
     }

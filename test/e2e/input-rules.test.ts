@@ -144,6 +144,17 @@ describe('bad input never gets a 500: NUL everywhere, JSON nested deep', () => {
     }
   });
 
+  it('refuses a save with more distinct words than a page\'s search index holds with a 422, keeping the page as it was', async () => {
+    const author = await t.as('author');
+    const page = (await author.post('/api/pages').send({ title: 'Word Hoard', body: 'A few words.' }).expect(201)).body;
+    const body = Array.from({ length: 100_000 }, (_, i) => `Word${i}`).join(' ');
+    const res = await author.put('/api/pages/word-hoard').send({ body, baseVersion: page.version });
+    expect(res.status, res.text.slice(0, 200)).toBe(422);
+    expect(res.body.message).toMatch(/more distinct words than the search index can hold/);
+    const after = (await author.get('/api/pages/word-hoard').expect(200)).body;
+    expect([after.body, after.version]).toEqual(['A few words.', page.version]);
+  });
+
   it('keeps a page’s Markdown source as written, with each NUL shown as U+FFFD (as CommonMark reads it)', async () => {
     const author = await t.as('author');
     const created = await author.post('/api/pages').send({ title: 'Pasted', body: 'From a binary\u0000ish source.' }).expect(201);
