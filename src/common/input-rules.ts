@@ -19,7 +19,7 @@ import { storable, unstorableText } from './storable-text.js';
  */
 export const MAX_INPUT_DEPTH = 64;
 
-/** The field name whose text is a page's Markdown source, kept verbatim: NUL there is replaced, not refused. */
+/** The field name whose text is a page's Markdown source, kept verbatim: NUL and lone surrogates there are replaced, not refused. */
 const VERBATIM_FIELD = 'body';
 
 export interface InputProblem {
