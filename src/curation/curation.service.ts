@@ -7,6 +7,7 @@ import { EntitiesRepository, type EdgeRow, type EntityRow } from './entities.rep
 import { ReviewErrors } from '../admin/review-errors.js';
 import { NODE_EMBEDDING_HOOK, type NodeEmbeddingHook } from '../kg/review-hooks.js';
 import { ReviewJournalRepository, type ActionJournal } from '../admin/review-journal.repository.js';
+import { lockNameVariants } from '../kg/variant-locks.js';
 import { edgeSignature, nodeSignature } from '../admin/review-signature.js';
 import { isEntityType, isPredicate, REVIEW_PREDICATES, REVIEW_TYPES } from '../admin/review-vocabulary.js';
 import { ReviewWritesRepository } from '../admin/review-writes.repository.js';
@@ -51,6 +52,9 @@ export class CurationService {
   createEntity(input: EntityInput, origin: RequestOrigin): Promise<ActionResult & { entity: EntityRow }> {
     return this.journal.transaction(async (tx) => {
       const next = this.cleanEntity(input.name, input.type, input.aliases ?? [], input.description ?? '');
+      // Its names first, as approval takes them (src/kg/variant-locks.ts): a run extracting a page that names it
+      // waits, then links its mentions to it, or has committed them and they are linked below.
+      await lockNameVariants([next.name, ...next.aliases], tx);
       await this.refuseTakenSignature(next.signature, null, tx);
       const j = await this.journal.open(tx, 'entity_create', origin.actor, null, 'creating');
       const id = await this.curation.createNode(j, next, 'manual', origin.actor.name);
@@ -82,6 +86,8 @@ export class CurationService {
         changes.description ?? current.description,
       );
       if (next.signature !== current.signature) await this.refuseTakenSignature(next.signature, id, tx);
+      const newNames = [next.name, ...next.aliases].filter((name) => name !== current.name && !current.aliases.includes(name));
+      await lockNameVariants(newNames, tx);
       const j = await this.journal.open(tx, 'entity_update', origin.actor, `entity:${id}`, 'editing');
       await this.curation.updateNode(j, current, next);
       const changed = (['name', 'type', 'aliases', 'description'] as const).filter((k) => JSON.stringify(next[k]) !== JSON.stringify(current[k]));

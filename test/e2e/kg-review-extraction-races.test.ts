@@ -84,4 +84,33 @@ describe('review actions racing the extraction of pages that mention the same na
     const health = (await admin.get('/admin/kg-policy/health').expect(200)).body;
     expect(health.invariants.filter((i: { ok: boolean; name: string }) => !i.ok && i.name !== 'chunk_embeddings').map((i: { name: string; examples: string[] }) => [i.name, i.examples])).toEqual([]);
   });
+  it('an entity created by hand while a run writes mentions of its name: the mentions end linked to it', async () => {
+    // (Only its mentions matter here: the page need not make the name a proposal.)
+    const body = `---\ncluster: race-create\n---\nNewton is a static site generator. Newton renders Markdown into pages.\n\n## Themes\n\nThemes change how pages look.\n`;
+    const { slug } = (await admin.post('/api/pages').send({ title: 'Newton', body }).expect(201)).body;
+    await setPolicy(admin, 'race-create', 'include');
+    await waitForJobs(t);
+    expect(await t.dataSource.query(`SELECT 1 FROM kg_mentions WHERE split_part(signature, '|', 1) = 'newton'`)).not.toEqual([]);
+    // The run of the edit waits on its extraction record (its last statement), held here, with its mentions written;
+    // the admin creates the entity meanwhile. Before the fix the entity committed first, and the run's mentions,
+    // written before it existed, stayed unlinked.
+    const gate = await holdLock(t.dataSource, 'SELECT 1 FROM kg_page_extractions WHERE page_id = (SELECT id FROM pages WHERE slug = $1) FOR UPDATE', [slug]);
+    let created: Promise<supertest.Response>;
+    try {
+      await editFirstSection(slug, 'Newton is old. Newton builds a site in a minute.');
+      if (ON_POSTGRES) await waitFor('the run to wait on its record', async () => (await gate.waiting()) >= 1);
+      let settled = false;
+      created = admin.post(`${BASE}/entities`).send({ name: 'Newton', type: 'technology' }).then((r) => {
+        settled = true;
+        return r;
+      });
+      if (ON_POSTGRES) await waitFor('the entity to be created, or to wait for the run', async () => settled || (await gate.waiting()) >= 2);
+    } finally {
+      await gate.release();
+    }
+    expect((await created!).status).toBe(201);
+    await waitForJobs(t);
+    const unlinked = await t.dataSource.query(`SELECT 1 FROM kg_mentions WHERE node_id IS NULL AND split_part(signature, '|', 1) = 'newton'`);
+    expect(unlinked).toEqual([]);
+  });
 });
