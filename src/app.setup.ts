@@ -1,8 +1,9 @@
+import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory, Reflector } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication, NestExpressBodyParserOptionsFor } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import { AppLogger } from './common/app-logger.js';
@@ -19,14 +20,25 @@ import { uploadFormParser } from './attachments/upload-parser.js';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/**
+ * A body declared (or taken to be) UTF-8 must be UTF-8: decoded as it is, each invalid byte would silently become
+ * U+FFFD in what is stored. It is a 400 instead (the message of a body that cannot be read).
+ */
+function utf8Only(_request: unknown, _response: unknown, body: Buffer, encoding: string): void {
+  if (encoding.toLowerCase() === 'utf-8' && !isUtf8(body)) {
+    throw Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400, type: 'encoding.invalid' });
+  }
+}
+
 /** Everything that makes the app what it is, shared by main.ts, the tests and the benchmarks. */
 export function configureApp(app: NestExpressApplication, config: KurateConfig): void {
   // First: every answer is counted and timed, static files and cached page views included.
   app.use(httpMetrics(app.get(Metrics)));
   app.use(securityHeaders());
-  app.useBodyParser('json', { limit: config.http.maxBodyBytes });
+  // `verify` goes to Express's parser as given: Nest only sets it itself for { rawBody: true }, which Kurate does not use.
+  app.useBodyParser('json', { limit: config.http.maxBodyBytes, verify: utf8Only } as NestExpressBodyParserOptionsFor<'json'>);
   // Flat forms (extended: false): a form field cannot nest, so only JSON needs the depth limit of the input rules.
-  app.useBodyParser('urlencoded', { limit: config.http.maxBodyBytes, extended: false });
+  app.useBodyParser('urlencoded', { limit: config.http.maxBodyBytes, extended: false, verify: utf8Only } as NestExpressBodyParserOptionsFor<'urlencoded'>);
   // NUL and nesting depth, for every text a request carries, before any route (docs/data-integrity.md).
   app.use(inputRules);
   app.useGlobalInterceptors(new InputRulesInterceptor(app.get(Reflector)));
