@@ -5,6 +5,7 @@ import { AuditService } from '../audit/audit.service.js';
 import type { Actor } from '../auth/actor.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import { KurateConfig } from '../config/kurate-config.js';
+import { sqlStateOf } from '../db/sql-state.js';
 import { formatBytes } from '../pages/markdown/file-embeds.js';
 import { PageChangeFeed } from '../pages/page-change-feed.js';
 import { PageFiles, type PageFile } from '../pages/page-files.js';
@@ -104,7 +105,7 @@ export class AttachmentsService {
     } catch (error) {
       // Refused (a taken path, say): the bytes stored first go again unless another file has them.
       await this.forgetContent(sha256);
-      if ((error as { code?: unknown }).code === UNIQUE_VIOLATION) {
+      if (sqlStateOf(error) === UNIQUE_VIOLATION) {
         throw new DomainException(DomainErrorCode.PathTaken, `Another upload stored a file as "${path}" at the same moment; try again.`, { path });
       }
       throw error;
