@@ -4,6 +4,7 @@ import { KurateConfig } from '../config/kurate-config.js';
 import { TableMaintenance } from '../db/table-maintenance.js';
 import { JOB_SCHEMA } from './job-database.js';
 import { failureOf, type JobFailure } from './job-failure.js';
+import { JobLeases } from './job-leases.js';
 import { JobQueue, type FetchedJob } from './job-queue.service.js';
 import { JobsRepository } from './jobs.repository.js';
 
@@ -28,6 +29,10 @@ interface Registration {
 }
 
 const MAINTENANCE_EVERY_MS = 60_000;
+// On PostgreSQL, active jobs whose lease nobody holds (their worker is gone) are looked for this often, once they
+// have been active this long (a live worker takes a job's lease right after fetching it).
+const ORPHANS_EVERY_MS = 5_000;
+const ORPHAN_GRACE_SECONDS = 10;
 // A worker process waits before taking jobs while the web runs this many statements or more at once (a reader waits
 // on the database), looking again this often, for at most this long each time.
 const WEB_BUSY_STATEMENTS = 2;
@@ -36,11 +41,20 @@ const YIELD_AT_MOST_MS = 500;
 // Table maintenance (TableMaintenance) waits for a round in which neither this worker nor the web is busy, at most this long.
 const TABLES_POSTPONED_AT_MOST_MS = 10 * 60_000;
 
+/** A running job's abort reason when this process lost its leases (the job is handed back for a retry). */
+class LeaseLost extends Error {
+  constructor() {
+    super('the worker lost its job leases (its lease connection to the database closed)');
+  }
+}
+
 /**
  * Works the job queues in this process (KURATE_ROLE worker or all; main.ts calls start()). One polling loop per queue
  * fetches as many jobs as it has free slots and runs them concurrently; a finished job frees its slot at once.
  * A failed job is handed back to pg-boss, which retries it with exponential backoff (at least as late as a backend's
  * Retry-After asks) until its retries are used up; then it is failed for good and the handler is told.
+ * A job whose process died mid-run is handed back too: on PostgreSQL as soon as its lease is seen to have ended
+ * (JobLeases), on the embedded database when the process starts again.
  */
 @Injectable()
 export class JobWorker implements BeforeApplicationShutdown {
@@ -49,6 +63,8 @@ export class JobWorker implements BeforeApplicationShutdown {
   private readonly startCallbacks: (() => Promise<void>)[] = [];
   private loops: Promise<void>[] = [];
   private maintenance: NodeJS.Timeout | null = null;
+  private orphanWatch: NodeJS.Timeout | null = null;
+  private orphansRunning = false;
   private stopping = false;
   private startedAt: Date | null = null;
   private yields = 0;
@@ -61,7 +77,12 @@ export class JobWorker implements BeforeApplicationShutdown {
     private readonly jobs: JobsRepository,
     private readonly config: KurateConfig,
     private readonly tables: TableMaintenance,
-  ) {}
+    private readonly leases: JobLeases,
+  ) {
+    this.leases.onLost(() => {
+      for (const registration of this.registrations.values()) for (const run of registration.running.values()) run.controller.abort(new LeaseLost());
+    });
+  }
 
   /** A feature module registers the handler of each of its queues at start-up (before start()). */
   register<T>(queue: string, handler: JobHandler<T>, options: { concurrency: number }): void {
@@ -85,6 +106,12 @@ export class JobWorker implements BeforeApplicationShutdown {
     await this.queue.start();
     // The embedded database belongs to this one process, so any job still active was cut short by a crash.
     if (this.config.database.kind === 'embedded') await this.recoverAbandonedJobs();
+    // On PostgreSQL other workers may be running jobs: only those whose lease ended with their process are handed back.
+    if (this.leases.enabled) {
+      await this.handBackOrphans();
+      this.orphanWatch = setInterval(() => void this.handBackOrphans(), ORPHANS_EVERY_MS);
+      this.orphanWatch.unref();
+    }
     // The tables wait for the first round: jobs start without waiting for a vacuum.
     await this.runMaintenance({ tables: false });
     this.maintenance = setInterval(() => void this.runMaintenance({ tables: true }), Math.min(MAINTENANCE_EVERY_MS, this.config.extraction.jobTimeoutSeconds * 500));
@@ -133,6 +160,7 @@ export class JobWorker implements BeforeApplicationShutdown {
     if (!this.startedAt || this.stopping) return;
     this.stopping = true;
     if (this.maintenance) clearInterval(this.maintenance);
+    if (this.orphanWatch) clearInterval(this.orphanWatch);
     for (const registration of this.registrations.values()) {
       for (const run of registration.running.values()) run.controller.abort(new Error('the worker is shutting down'));
       registration.wake();
@@ -152,7 +180,11 @@ export class JobWorker implements BeforeApplicationShutdown {
           await this.yieldToReaders();
           const jobs = await this.queue.fetch(registration.queue, free);
           fetched = jobs.length;
-          for (const job of jobs) this.launch(registration, job);
+          const unleased = await this.leases.take(jobs);
+          for (const job of jobs) {
+            if (unleased.has(job.id)) await this.recordFailure(registration, job, { message: 'the worker could not take the job’s lease', retryable: true });
+            else this.launch(registration, job);
+          }
         } catch (error) {
           if (!this.stopping) this.logger.error(`Fetching from ${registration.queue} failed: ${(error as Error).message}`);
         }
@@ -198,8 +230,10 @@ export class JobWorker implements BeforeApplicationShutdown {
       Math.max(1000, job.expireInSeconds * 1000 - 1000),
     );
     const entry = { controller, done: Promise.resolve(), data: job.data as unknown };
-    entry.done = this.execute(registration, job, controller.signal).finally(() => {
+    entry.done = this.execute(registration, job, controller.signal).finally(async () => {
       clearTimeout(timeout);
+      // Completed or handed back: the lease goes last, so that no other worker takes the job over in between.
+      await this.leases.release([job]);
       registration.running.delete(job.id);
       registration.wake();
     });
@@ -214,7 +248,14 @@ export class JobWorker implements BeforeApplicationShutdown {
       this.logger.debug(`${job.name} ${job.id} done in ${Date.now() - started} ms`);
       return;
     } catch (error) {
-      await this.recordFailure(registration, job, signal.aborted && this.stopping ? { message: 'the worker shut down mid-job', retryable: true } : failureOf(error));
+      const failure = !signal.aborted
+        ? failureOf(error)
+        : signal.reason instanceof LeaseLost
+          ? { message: signal.reason.message, retryable: true }
+          : this.stopping
+            ? { message: 'the worker shut down mid-job', retryable: true }
+            : failureOf(error);
+      await this.recordFailure(registration, job, failure);
     }
   }
 
@@ -240,6 +281,34 @@ export class JobWorker implements BeforeApplicationShutdown {
     const abandoned = await this.jobs.activeJobIds([...this.registrations.keys()]);
     for (const { queue, id } of abandoned) await this.queue.fail(queue, id, { message: 'the process stopped mid-job (recovered at start-up)', retryable: true });
     if (abandoned.length > 0) this.logger.warn(`Handed back ${abandoned.length} job(s) left running when this process last stopped`);
+  }
+
+  /**
+   * On PostgreSQL: hands back the active jobs whose lease nobody holds, their process being gone (JobLeases), each as
+   * a failed attempt (retried unless its retries are used up, as any failure). Holding their leases now, it reads
+   * them again, so that an attempt another process has meanwhile handed back or taken up is left alone.
+   */
+  private async handBackOrphans(): Promise<void> {
+    if (this.orphansRunning || this.stopping) return;
+    this.orphansRunning = true;
+    try {
+      const orphans = await this.leases.orphans([...this.registrations.keys()], ORPHAN_GRACE_SECONDS);
+      if (orphans.length === 0) return;
+      try {
+        const current = await this.jobs.currentAttempts(orphans);
+        for (const job of current) {
+          const registration = this.registrations.get(job.name);
+          if (registration) await this.recordFailure(registration, job, { message: 'its worker stopped mid-job (the worker’s lease on it ended with its process)', retryable: true });
+        }
+        if (current.length > 0) this.logger.warn(`Handed back ${current.length} job(s) whose worker stopped mid-job`);
+      } finally {
+        await this.leases.release(orphans);
+      }
+    } catch (error) {
+      if (!this.stopping) this.logger.error(`Looking for jobs whose worker stopped failed: ${(error as Error).message}`);
+    } finally {
+      this.orphansRunning = false;
+    }
   }
 
   private async runMaintenance(options: { tables: boolean }): Promise<void> {

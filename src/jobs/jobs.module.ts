@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TableMaintenance } from '../db/table-maintenance.js';
+import { JobLeases } from './job-leases.js';
 import { JobQueue } from './job-queue.service.js';
 import { JobWorker } from './job-worker.service.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -12,7 +13,7 @@ import { WorkerProcess } from './worker-process.js';
  * Kurate's tables where the database does not (TableMaintenance).
  */
 @Module({
-  providers: [JobQueue, JobWorker, JobsRepository, WorkerProcess, TableMaintenance],
+  providers: [JobQueue, JobWorker, JobLeases, JobsRepository, WorkerProcess, TableMaintenance],
   exports: [JobQueue, JobWorker, JobsRepository, WorkerProcess],
 })
 export class JobsModule {}

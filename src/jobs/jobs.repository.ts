@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { WEB_APPLICATION_NAME } from '../db/application-names.js';
 import { JOB_SCHEMA } from './job-database.js';
+import type { OrphanedJob } from './job-leases.js';
+import type { FetchedJob } from './job-queue.service.js';
 
 /** Kurate's own index on pg-boss's job table (see ensureFetchOrderIndex). */
 export const JOB_FETCH_ORDER_INDEX = 'kurate_job_fetch_order_idx';
@@ -121,6 +123,21 @@ export class JobsRepository {
   /** Jobs left active by a process that is gone (only safe where no other process can be working: the embedded database). */
   async activeJobIds(queues: string[]): Promise<{ queue: string; id: string }[]> {
     return this.dataSource.query(`SELECT name AS queue, id::text AS id FROM ${JOB_SCHEMA}.job WHERE name = ANY($1) AND state = 'active'`, [queues]);
+  }
+
+  /**
+   * Of these abandoned attempts, the ones that are still their job's current attempt (active, with the same attempt
+   * number), as the worker fetches jobs. Read in a statement of its own once their leases are held, so that it sees
+   * every hand-back and new fetch committed before.
+   */
+  async currentAttempts(attempts: readonly OrphanedJob[]): Promise<FetchedJob[]> {
+    return this.dataSource.query(
+      `SELECT j.id::text AS id, j.name, j.data, j.retry_count AS "retryCount", j.retry_limit AS "retryLimit",
+              extract(epoch FROM j.expire_in)::float8 AS "expireInSeconds"
+         FROM ${JOB_SCHEMA}.job j JOIN unnest($1::text[], $2::uuid[], $3::int[]) AS a(queue, id, attempt) ON j.name = a.queue AND j.id = a.id
+        WHERE j.state = 'active' AND j.retry_count = a.attempt`,
+      [attempts.map((a) => a.queue), attempts.map((a) => a.id), attempts.map((a) => a.retryCount)],
+    );
   }
 
   /** Page ids that have a job waiting or running in the queue (data.pageId). */

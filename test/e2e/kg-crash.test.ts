@@ -23,6 +23,8 @@ import { CONSISTENT, gadgetAnswer, gadgetPage, integrity } from './kg-test-helpe
  * Crash safety with a real `kill -9`: a worker killed while a job waits on the LLM (the fake Ollama hangs on the
  * job's second call) leaves no row of that job, and after a restart the job completes, with every row exactly once.
  * On PostgreSQL also a worker killed inside its write transaction (held on a row lock before its last statement).
+ * On PostgreSQL the jobs' timeout (10 minutes) outlasts every wait here: a killed worker's job is handed back because
+ * its lease ended with the worker's session (src/jobs/job-leases.ts), by another live worker or by the restarted one.
  * On PostgreSQL the web and the worker are two processes sharing the database (KURATE_ROLE=web and worker); on
  * the embedded database it is one process (KURATE_ROLE=all) on a data directory, killed and started again.
  */
@@ -107,16 +109,16 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
   let webPort: number;
   const servers: ServerProcess[] = [];
   const workerEnv = () => ({
-    KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '4',
+    KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '600',
     KURATE_EXTRACT_RETRY_DELAY_SECONDS: '1', KURATE_JOB_POLL_SECONDS: '0.5', DATABASE_URL: (config.database as { url: string }).url, KURATE_ROLE: 'worker',
   });
 
   beforeAll(async () => {
     const entry = await ensureServerBuilt();
     fake = await scriptedOllama();
-    // Jobs expire after 4 s: a job whose worker died is handed back soon (in production: KURATE_EXTRACT_JOB_TIMEOUT_SECONDS).
+    // Jobs expire after 10 minutes, as long as no test here waits: only a lease that ended hands a job back.
     const env = {
-      KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '4',
+      KURATE_EXTRACTOR: 'ollama', OLLAMA_HOST: fake.url, KURATE_LLM_TIMEOUT_MS: '600000', KURATE_EXTRACT_JOB_TIMEOUT_SECONDS: '600',
       KURATE_EXTRACT_RETRY_DELAY_SECONDS: '1', KURATE_JOB_POLL_SECONDS: '0.5',
     };
     ({ config, drop } = await freshTestConfig(env));
@@ -144,18 +146,28 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
     await fake?.close();
   });
 
-  it('leaves no row of a job whose worker is killed mid-flight, and completes it after a restart without duplicates', async () => {
+  it('leaves a live worker’s job alone, and when that worker is killed mid-flight another one takes the job over at once, without duplicates', async () => {
     await waitFor('the job’s second LLM call', () => fake.calls >= 2);
+    // A second worker, while the first waits on the LLM: the job is active and its lease held, so it is not touched,
+    // however long the second looks (its watch runs every 5 s for jobs active over 10 s).
+    const second = await startServer(await ensureServerBuilt(), { ...workerEnv(), PORT: String(await closedPort()) });
+    const [{ age }] = await dataSource.query(`SELECT extract(epoch FROM now() - started_on)::float8 AS age FROM pgboss.job WHERE name = 'kg-extract-page'`);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 16 - age) * 1000 + 500));
+    expect((await rowsOf(dataSource)).jobs).toEqual([{ state: 'active', retry_count: 0 }]);
+    expect(fake.calls).toBe(2);
+
     await killHard(servers[1]);
+    servers[1] = second;
     const afterKill = await rowsOf(dataSource);
     expect(afterKill).toEqual({ chunks: 0, distinctChunks: 0, proposals: 0, distinctProposals: 0, support: 0, mentions: 0, records: 0, jobs: [{ state: 'active', retry_count: 0 }] });
 
     fake.phase.hang = false;
-    servers[1] = await startServer(await ensureServerBuilt(), { ...workerEnv(), PORT: String(await closedPort()) });
-    await waitFor('the job to complete after the restart', async () => (await rowsOf(dataSource)).jobs[0]?.state === 'completed', 40_000);
+    // The first worker's session ended with it, and its lease: the second worker hands the job back and runs it.
+    await waitFor('the job to complete on the other worker', async () => (await rowsOf(dataSource)).jobs[0]?.state === 'completed', 30_000);
     const after = await rowsOf(dataSource);
     expect(after).toEqual({ ...EXPECTED_AFTER, jobs: [{ state: 'completed', retry_count: 1 }] });
     expect(await integrity(dataSource)).toEqual({ ...CONSISTENT, chunks: PAGE.sections });
+    expect(second.output()).toMatch(/Handed back 1 job\(s\) whose worker stopped mid-job/);
   }, 90_000);
 
   it('leaves nothing of a write transaction the worker is killed in, and writes it whole after a restart', async () => {
@@ -225,7 +237,7 @@ describe.runIf(ON_POSTGRES)('crash safety on PostgreSQL: web and worker processe
     servers[1] = await startServer(await ensureServerBuilt(), { ...workerEnv(), PORT: String(await closedPort()) });
     await waitFor('both jobs to complete', async () => (await rowsOf(dataSource)).jobs.slice(jobsBefore).every((j) => j.state === 'completed'), 40_000);
     const jobs = (await rowsOf(dataSource)).jobs.slice(jobsBefore);
-    // The abandoned job ran again once (after it expired); the new one once.
+    // The abandoned job ran again once (handed back when its lease was seen to have ended); the new one once.
     expect(jobs).toEqual([{ state: 'completed', retry_count: 1 }, { state: 'completed', retry_count: 0 }]);
     expect(await integrity(dataSource)).toEqual({ ...CONSISTENT, chunks: PAGE.sections });
     const texts: { text: string }[] = await dataSource.query(`SELECT text FROM kg_content_chunks ORDER BY position`);
