@@ -19,6 +19,7 @@ import { PagesRepository, type PageListFilter, type PageWrite } from './pages.re
 import { TransclusionService } from './transclusion.service.js';
 import { MarkdownPool } from './markdown-pool.js';
 import type { FileReference } from './markdown/file-embeds.js';
+import { withoutInvisibleControls } from '../common/invisible-controls.js';
 
 /** A page write that PostgreSQL aborted as a deadlock runs again at most this many times in all. */
 const MAX_WRITE_ATTEMPTS = 3;
@@ -149,7 +150,7 @@ export class PagesService {
    */
   async rename(slug: string, newTitle: string, options: { rewriteLinks: boolean }, actor: Actor): Promise<{ page: PageEntity; rewrittenPages: string[] }> {
     const current = await this.get(slug);
-    const title = newTitle.trim();
+    const title = withoutInvisibleControls(newTitle).trim();
     const newSlug = pageSlug(title);
     if (!newSlug) throw new DomainException(DomainErrorCode.InvalidInput, 'The new title needs at least one letter or digit.');
     const { frontmatter } = parseFrontmatter(current.body);
@@ -317,7 +318,8 @@ export class PagesService {
     const { frontmatter, body: markdown } = parsePageSource(body);
     // Comments are the author's alone: no search term, link or tag comes from them.
     const text = stripComments(markdown);
-    const title = (frontmatter.title ?? fallbackTitle ?? '').trim();
+    // What the reader sees is the title: no direction control or invisible separator makes one look like another.
+    const title = withoutInvisibleControls(frontmatter.title ?? fallbackTitle ?? '').trim();
     if (!title) throw new DomainException(DomainErrorCode.InvalidInput, 'A page needs a title (a title field or `title:` in the frontmatter).');
     const slug = keepSlug ?? pageSlug(title);
     if (!slug) throw new DomainException(DomainErrorCode.InvalidInput, `The title "${title}" needs at least one letter or digit.`);

@@ -63,6 +63,23 @@ describe('pages REST API', () => {
       expect(page.body.slug).toBe('new-page');
     });
 
+    it('takes direction controls and invisible separators out of titles (written, in the frontmatter, or renamed): a title is what it looks like', async () => {
+      // U+202E (right-to-left override) would show `Invoice\u202Egnp.exe` as `Invoiceexe.png`.
+      const spoof = await create('x', 'Invoice\u202Egnp.exe').expect(201);
+      expect(spoof.body).toMatchObject({ title: 'Invoicegnp.exe', slug: 'invoicegnp-exe' });
+      // A zero-width space inside a taken title is the same title.
+      const twin = await create('x', 'Invoice\u200Bgnp.exe').expect(409);
+      expect(twin.body).toMatchObject({ code: 'slug_taken' });
+      const fm = await create('---\ntitle: "Quarterly\u2066 Report\u2069\u200F"\n---\nText.', undefined).expect(201);
+      expect(fm.body.title).toBe('Quarterly Report');
+      // Joiners stay: scripts and emoji need them (U+200C in Persian, U+200D in emoji sequences).
+      const joined = await create('x', 'می\u200Cخواهم 👩\u200D💻').expect(201);
+      expect(joined.body.title).toBe('می\u200Cخواهم 👩\u200D💻');
+      const renamed = await author.post(`/api/pages/${fm.body.slug}/rename`).send({ title: '\uFEFFAnnual\u202D Report' }).expect(201);
+      expect(renamed.body).toMatchObject({ title: 'Annual Report', slug: 'annual-report' });
+      expect((await t.http.get('/api/pages/annual-report').expect(200)).body.body).toContain('title: "Annual Report"');
+    });
+
     it('answers malformed JSON and oversized bodies with clear 4xx, not 500', async () => {
       const bad = await author.post('/api/pages').set('content-type', 'application/json').send('{"title": ').expect(400);
       expect(bad.body.message).toBeTruthy();

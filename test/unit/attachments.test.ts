@@ -14,7 +14,9 @@ describe('attachment paths', () => {
   it('keeps a vault path as written and refuses what could escape, hide or be a page', () => {
     expect(checkedAttachmentPath('Assets/My Photo (1).PNG')).toBe('Assets/My Photo (1).PNG');
     expect(checkedAttachmentPath('Ünïcode/naïve.pdf')).toBe('Ünïcode/naïve.pdf'.normalize('NFC'));
-    for (const bad of ['', '/etc/passwd', '../x.png', 'a/../../x.png', 'a//b.png', './x.png', '.hidden/x.png', 'a/.x.png', 'x.md', 'notes/X.Markdown', 'a\\b.png', 'tab\there.png', ' lead.png', 'x'.repeat(1001)]) {
+    // A right-to-left mark only leans neutral characters: such names are kept; overrides (above) are refused.
+    expect(checkedAttachmentPath('صور/شعار\u200F.png')).toBe('صور/شعار\u200F.png');
+    for (const bad of ['', '/etc/passwd', '../x.png', 'a/../../x.png', 'a//b.png', './x.png', '.hidden/x.png', 'a/.x.png', 'x.md', 'notes/X.Markdown', 'a\\b.png', 'tab\there.png', ' lead.png', 'x'.repeat(1001), 'invoice\u202Egnp.exe', 'a/\u2066b\u2069.png']) {
       expect(() => checkedAttachmentPath(bad), JSON.stringify(bad)).toThrow('cannot be used');
     }
   });
