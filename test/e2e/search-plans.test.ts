@@ -52,6 +52,34 @@ describe('search: the lexical ranker probes a page term by its key once the tabl
     const filteredByPage = reads.filter((n) => /page_id = /.test(n.Filter ?? ''));
     expect(filteredByPage.map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}: ${n['Index Cond'] ?? ''} / filter ${n.Filter}`)).toEqual([]);
   });
+
+  // Each term's head holds its highest-impact pages (300 by default, 40 here so that common words overflow it at 344
+  // pages); a word in more pages than that is probed for the candidates outside its head. Whichever way a term's
+  // frequency is read, a hit's score is its full BM25 over every query term, and the hits are the same.
+  it.each(['daily notes', 'graph view of my notes', 'templates'])('scores the hits of "%s" exactly, words in more pages than a head holds included', async (words) => {
+    const [{ common }] = await t.dataSource.query(
+      `SELECT count(*) FILTER (WHERE df > 40)::int AS common FROM (
+         SELECT count(*) AS df FROM page_search_terms WHERE lexeme IN (SELECT unnest(tsvector_to_array(to_tsvector('english', $1)))) GROUP BY lexeme) d`,
+      [words],
+    );
+    expect(common).toBeGreaterThan(0);
+    const { hits } = await t.app.get(SearchRepository).lexicalSearch(words, '', 50, {}, undefined, [], 40);
+    // BM25 as docs/search.md gives it (k1 1.2, b 0.75, title ×3, aliases and tags ×2), over all of each page's terms.
+    const exact: { id: string; score: number }[] = await t.dataSource.query(
+      `WITH c AS (SELECT count(*) AS n, avg(length) AS avgdl FROM page_search_stats),
+            q AS (SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', $1))) AS lexeme),
+            df AS (SELECT d.lexeme, count(*) AS df FROM page_search_terms d JOIN q ON q.lexeme = d.lexeme GROUP BY d.lexeme)
+       SELECT pt.page_id::text AS id,
+              sum(ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) * (pt.tf_a * 3 + pt.tf_b * 2 + pt.tf_c) * 2.2
+                  / ((pt.tf_a * 3 + pt.tf_b * 2 + pt.tf_c) + 1.2 * (0.25 + 0.75 * pt.length / c.avgdl)))::float8 AS score
+         FROM page_search_terms pt JOIN df ON df.lexeme = pt.lexeme CROSS JOIN c
+        WHERE pt.page_id = ANY($2::uuid[]) GROUP BY pt.page_id`,
+      [words, hits.map((h) => h.pageId)],
+    );
+    const exactById = new Map(exact.map((e) => [e.id, e.score]));
+    expect(hits.length).toBeGreaterThan(10);
+    for (const hit of hits) expect(hit.score, hit.pageId).toBeCloseTo(exactById.get(hit.pageId)!, 9);
+  });
 });
 
 /**
