@@ -280,7 +280,7 @@ export class SearchRepository {
        SELECT p.id AS "pageId", p.slug, p.title, p.cluster, p.tags, p.page_type AS type,
               coalesce(ch.heading_path, '{}') AS "headingPath", ch.anchor,
               coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}) AS text
-         FROM wanted w JOIN pages p ON p.id = w.page_id CROSS JOIN q
+         FROM wanted w CROSS JOIN LATERAL (SELECT * FROM pages p WHERE p.id = w.page_id OFFSET 0) p CROSS JOIN q
          LEFT JOIN LATERAL (
               SELECT c.heading_path, c.anchor, c.text FROM ${chunks} c
                WHERE c.page_id = p.id AND (c.id = w.chunk_id OR (w.chunk_id IS NULL AND q.anyq IS NOT NULL AND c.search @@ q.anyq))

@@ -83,6 +83,42 @@ describe('search: the lexical ranker probes a page term by its key once the tabl
 });
 
 /**
+ * A result card reads its page by key: the cards' pages come as a JSON list, which PostgreSQL takes for 100 rows, and
+ * it hashed them against a scan of every page (2 ms a search at 1,000 pages, growing with the wiki).
+ */
+describe('search: result cards read their pages by key, not by a scan of every page', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const foam = await foamDocsPages();
+    await importPages(await t.as('author'), [0, 1, 2].flatMap((copy) => foam.map((p) => ({ ...p, path: `copy${copy}/${p.path}`, title: `${p.title} ${copy}` }))));
+    await t.dataSource.query('VACUUM ANALYZE pages');
+  });
+  afterAll(() => t?.close());
+
+  it('plans the cards of a page of results with the pages primary key', async () => {
+    const ids: { id: string }[] = await t.dataSource.query(`SELECT id FROM pages ORDER BY slug LIMIT 20`);
+    const query = vi.spyOn(t.dataSource, 'query');
+    let statement: { text: string; values: unknown[] } | undefined;
+    try {
+      const cards = await t.app.get(SearchRepository).pageCards(ids.map((r) => ({ pageId: r.id, chunkId: null })), 'daily notes', false);
+      expect(cards).toHaveLength(20);
+      const call = query.mock.calls.find(([sql]) => typeof sql === 'object' && String((sql as { text: string }).text).includes('wanted AS'));
+      statement = call && { text: (call[0] as unknown as { text: string }).text, values: call[1] as unknown[] };
+    } finally {
+      query.mockRestore();
+    }
+    expect(statement).toBeDefined();
+    const [row] = await t.dataSource.query(`EXPLAIN (FORMAT JSON) ${statement!.text}`, statement!.values);
+    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as PlanNode;
+    const pageReads = nodesOf(plan).filter((n) => n['Relation Name'] === 'pages');
+    expect(pageReads.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+    expect(pageReads.length).toBeGreaterThan(0);
+  });
+});
+
+/**
  * "Did you mean" and the fuzzy-title fallback (SearchRepository.similarTitles) used to score every live page's title
  * and aliases: a scan of the table, 68 ms a query at 10,000 pages. Their condition must be one the trigram indexes of
  * migration 0028 can answer. With sequential scans priced out, a condition no index can answer still plans as a
