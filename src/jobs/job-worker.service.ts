@@ -34,8 +34,9 @@ const MAINTENANCE_EVERY_MS = 60_000;
 const ORPHANS_EVERY_MS = 5_000;
 const ORPHAN_GRACE_SECONDS = 10;
 // A worker process waits before taking jobs while the web runs this many statements or more at once (a reader waits
-// on the database), looking again this often, for at most this long each time.
-const WEB_BUSY_STATEMENTS = 2;
+// on the database), looking again this often, for at most this long each time. One: with two, a worker under the
+// mixed load of `npm run bench` took a fifth more of the database once searches got cheaper (bench/RESULTS.md).
+const WEB_BUSY_STATEMENTS = 1;
 const YIELD_CHECK_MS = 50;
 const YIELD_AT_MOST_MS = 500;
 // Table maintenance (TableMaintenance) waits for a round in which neither this worker nor the web is busy, at most this long.
