@@ -15,6 +15,25 @@ interface PlanNode {
 const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
 
 /**
+ * The plan of the prepared statement `run` sends whose text holds `marker`: caught on its way through the data source,
+ * then explained with the same values.
+ */
+async function planOfStatement(t: TestApp, marker: string, run: () => Promise<void>): Promise<PlanNode> {
+  const query = vi.spyOn(t.dataSource, 'query');
+  let statement: { text: string; values: unknown[] } | undefined;
+  try {
+    await run();
+    const call = query.mock.calls.find(([sql]) => typeof sql === 'object' && String((sql as { text: string }).text).includes(marker));
+    statement = call && { text: (call[0] as unknown as { text: string }).text, values: call[1] as unknown[] };
+  } finally {
+    query.mockRestore();
+  }
+  expect(statement).toBeDefined();
+  const [row] = await t.dataSource.query(`EXPLAIN (FORMAT JSON) ${statement!.text}`, statement!.values);
+  return (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as PlanNode;
+}
+
+/**
  * How PostgreSQL plans the lexical ranker once the table has statistics (ANALYZE, as autovacuum or a restore gives
  * it). With them the planner used to read a candidate page's term by walking every page of the term in the impact
  * index and filtering the page out (8 ms a search at 1,000 pages, instead of under 1 ms): every read of
@@ -34,19 +53,10 @@ describe('search: the lexical ranker probes a page term by its key once the tabl
   afterAll(() => t?.close());
 
   it.each(['daily notes', 'graph view of my notes', 'templates'])('plans "%s" with index probes by page', async (words) => {
-    const query = vi.spyOn(t.dataSource, 'query');
-    let statement: { text: string; values: unknown[] } | undefined;
-    try {
+    const plan = await planOfStatement(t, 'per_term AS MATERIALIZED', async () => {
       const result = await t.app.get(SearchRepository).lexicalSearch(words, '', 50);
       expect(result.hits.length).toBeGreaterThan(0);
-      const call = query.mock.calls.find(([sql]) => typeof sql === 'object' && String((sql as { text: string }).text).includes('per_term AS MATERIALIZED'));
-      statement = call && { text: (call[0] as unknown as { text: string }).text, values: call[1] as unknown[] };
-    } finally {
-      query.mockRestore();
-    }
-    expect(statement).toBeDefined();
-    const [row] = await t.dataSource.query(`EXPLAIN (FORMAT JSON) ${statement!.text}`, statement!.values);
-    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as PlanNode;
+    });
     const reads = nodesOf(plan).filter((n) => n['Relation Name'] === 'page_search_terms' || n['Index Name']?.startsWith('page_search_terms'));
     expect(reads.length).toBeGreaterThan(0);
     const filteredByPage = reads.filter((n) => /page_id = /.test(n.Filter ?? ''));
@@ -99,19 +109,10 @@ describe('search: result cards read their pages by key, not by a scan of every p
 
   it('plans the cards of a page of results with the pages primary key', async () => {
     const ids: { id: string }[] = await t.dataSource.query(`SELECT id FROM pages ORDER BY slug LIMIT 20`);
-    const query = vi.spyOn(t.dataSource, 'query');
-    let statement: { text: string; values: unknown[] } | undefined;
-    try {
+    const plan = await planOfStatement(t, 'wanted AS', async () => {
       const cards = await t.app.get(SearchRepository).pageCards(ids.map((r) => ({ pageId: r.id, chunkId: null })), 'daily notes', false);
       expect(cards).toHaveLength(20);
-      const call = query.mock.calls.find(([sql]) => typeof sql === 'object' && String((sql as { text: string }).text).includes('wanted AS'));
-      statement = call && { text: (call[0] as unknown as { text: string }).text, values: call[1] as unknown[] };
-    } finally {
-      query.mockRestore();
-    }
-    expect(statement).toBeDefined();
-    const [row] = await t.dataSource.query(`EXPLAIN (FORMAT JSON) ${statement!.text}`, statement!.values);
-    const plan = (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as PlanNode;
+    });
     const pageReads = nodesOf(plan).filter((n) => n['Relation Name'] === 'pages');
     expect(pageReads.map((n) => n['Node Type'])).not.toContain('Seq Scan');
     expect(pageReads.length).toBeGreaterThan(0);
