@@ -4,7 +4,6 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { WEB_APPLICATION_NAME } from '../db/application-names.js';
 import { JOB_SCHEMA } from './job-database.js';
 import type { OrphanedJob } from './job-leases.js';
-import type { FetchedJob } from './job-queue.service.js';
 
 /** Kurate's own index on pg-boss's job table (see ensureFetchOrderIndex). */
 export const JOB_FETCH_ORDER_INDEX = 'kurate_job_fetch_order_idx';
@@ -17,6 +16,16 @@ export interface JobStateCount {
   group: string | null;
   state: JobState;
   count: number;
+}
+
+/** A job as a worker holds it (the fields of JobQueue's FetchedJob). */
+export interface JobRow {
+  id: string;
+  name: string;
+  data: unknown;
+  retryCount: number;
+  retryLimit: number;
+  expireInSeconds: number;
 }
 
 export interface QueueStats {
@@ -130,7 +139,7 @@ export class JobsRepository {
    * number), as the worker fetches jobs. Read in a statement of its own once their leases are held, so that it sees
    * every hand-back and new fetch committed before.
    */
-  async currentAttempts(attempts: readonly OrphanedJob[]): Promise<FetchedJob[]> {
+  async currentAttempts(attempts: readonly OrphanedJob[]): Promise<JobRow[]> {
     return this.dataSource.query(
       `SELECT j.id::text AS id, j.name, j.data, j.retry_count AS "retryCount", j.retry_limit AS "retryLimit",
               extract(epoch FROM j.expire_in)::float8 AS "expireInSeconds"
