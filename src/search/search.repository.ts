@@ -140,8 +140,9 @@ export class SearchRepository {
    *
    * Candidates: for each query term only its `max(300, 2·limit)` highest-impact pages (`headSize`; an index ordered
    * by the saturated, length-normalised term frequency); the `2·limit` pages those heads score best are then scored
-   * exactly over all terms, from the heads' own rows where they hold the page's term, else by a probe. A page outside the heads, or ranked low by them, could in principle be missed (WAND-like
-   * engines make the same trade); with filters, every matching page is a candidate and scored exactly.
+   * exactly over all terms, from the heads' own rows where they hold the page's term, else by a probe. A page
+   * outside the heads, or ranked low by them, could in principle be missed (WAND-like engines make the same trade);
+   * with filters, every matching page is a candidate and scored exactly.
    *
    * The planner takes a query's lexemes for 10 rows (unnest's default estimate) of ~570 pages each, and so joined
    * `page_search_terms` by hashing all of it (two sequential scans of every term of every page, ~50 ms of database
@@ -159,8 +160,8 @@ export class SearchRepository {
     headSize = Math.max(300, 2 * limit),
   ): Promise<{ hits: LexicalHit[]; total: number }> {
     const filter = pageFilterSql(filters, 10);
-    // With filters every matching page is a candidate, scored over all terms; without, the pages each term's head
-    // scores best are (below).
+    // With filters every matching page is a candidate, and each of its terms is probed; without, the candidates are
+    // the pages the terms' heads score best (below).
     const exactScoring = `per_term AS MATERIALIZED (
               SELECT pt.page_id, pt.lexeme, ${termScore('pt', 'i.idf')} AS contribution
                 FROM candidates k CROSS JOIN idf i
