@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WEB_APPLICATION_NAME, WORKER_APPLICATION_NAME } from '../../src/db/application-names.js';
 import { TableMaintenance } from '../../src/db/table-maintenance.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
+import { JobsRepository } from '../../src/jobs/jobs.repository.js';
 import { realPostgresUrl } from '../support/database.js';
+import { waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
@@ -21,6 +23,19 @@ describe.skipIf(!realPostgresUrl())('a worker process yields to web requests', (
     for (const client of busy) await client.end().catch(() => undefined);
     await t?.close();
   });
+
+  /** One web statement that runs for `seconds` (a reader's search), once PostgreSQL shows it running. */
+  async function webStatement(seconds: number): Promise<{ done: Promise<unknown> }> {
+    const databaseUrl = new URL(realPostgresUrl()!);
+    const [{ db }] = await t.dataSource.query(`SELECT current_database() AS db`);
+    databaseUrl.pathname = `/${db}`;
+    const client = new pg.Client({ connectionString: databaseUrl.toString(), application_name: WEB_APPLICATION_NAME });
+    await client.connect();
+    busy.push(client);
+    const running = client.query(`SELECT pg_sleep(${seconds})`).catch(() => undefined);
+    await waitFor('the web statement to run', async () => (await t.app.get(JobsRepository).activeWebStatements()) >= 1);
+    return { done: running };
+  }
 
   it('names its connections by role', async () => {
     const [row] = await t.dataSource.query(`SELECT current_setting('application_name') AS name`);
@@ -41,13 +56,7 @@ describe.skipIf(!realPostgresUrl())('a worker process yields to web requests', (
     expect(worker.yieldCount).toBe(idleBefore);
 
     // One web statement running (a reader's search).
-    const databaseUrl = new URL(realPostgresUrl()!);
-    const [{ db }] = await t.dataSource.query(`SELECT current_database() AS db`);
-    databaseUrl.pathname = `/${db}`;
-    const client = new pg.Client({ connectionString: databaseUrl.toString(), application_name: WEB_APPLICATION_NAME });
-    await client.connect();
-    busy.push(client);
-    client.query('SELECT pg_sleep(2)').catch(() => undefined);
+    await webStatement(2);
     const busyBefore = worker.yieldCount;
     const started = Date.now();
     await author.post('/api/pages').send({ title: 'Busy Page', body: '---\ncluster: yield\n---\nSprockets and cogs.' }).expect(201);
@@ -63,14 +72,7 @@ describe.skipIf(!realPostgresUrl())('a worker process yields to web requests', (
     const worker = t.app.get(JobWorker) as unknown as { runMaintenance(options: { tables: boolean }): Promise<void>; tablesPostponedSince: number | null };
     const run = vi.spyOn(t.app.get(TableMaintenance), 'run').mockResolvedValue([]);
     try {
-      const databaseUrl = new URL(realPostgresUrl()!);
-      const [{ db }] = await t.dataSource.query(`SELECT current_database() AS db`);
-      databaseUrl.pathname = `/${db}`;
-      const sleeping: Promise<unknown>[] = [];
-      const client = new pg.Client({ connectionString: databaseUrl.toString(), application_name: WEB_APPLICATION_NAME });
-      await client.connect();
-      busy.push(client);
-      sleeping.push(client.query('SELECT pg_sleep(3)').catch(() => undefined));
+      const sleeping = [(await webStatement(3)).done];
       await worker.runMaintenance({ tables: true });
       expect(run).not.toHaveBeenCalled();
       // Postponed for ten minutes already: it runs, busy or not.
