@@ -179,15 +179,12 @@ export class JobWorker implements BeforeApplicationShutdown {
       if (free > 0) {
         try {
           await this.yieldToReaders();
-          // No job is fetched that could not be leased (JobLeases.ready says why, once); the next poll tries again.
-          if (await this.leases.ready()) {
-            const jobs = await this.queue.fetch(registration.queue, free);
-            fetched = jobs.length;
-            const unleased = await this.leases.take(jobs);
-            for (const job of jobs) {
-              if (unleased.has(job.id)) await this.recordFailure(registration, job, { message: 'the worker could not take the job’s lease', retryable: true });
-              else this.launch(registration, job);
-            }
+          const jobs = await this.queue.fetch(registration.queue, free);
+          fetched = jobs.length;
+          const unleased = await this.leases.take(jobs);
+          for (const job of jobs) {
+            if (unleased.has(job.id)) await this.recordFailure(registration, job, { message: 'the worker could not take the job’s lease', retryable: true });
+            else this.launch(registration, job);
           }
         } catch (error) {
           if (!this.stopping) this.logger.error(`Fetching from ${registration.queue} failed: ${(error as Error).message}`);
@@ -294,8 +291,6 @@ export class JobWorker implements BeforeApplicationShutdown {
    */
   private async handBackOrphans(): Promise<void> {
     if (this.orphansRunning || this.stopping) return;
-    // While the lease connection cannot be opened there is nothing to look with (JobLeases.ready has said so).
-    if (!(await this.leases.ready())) return;
     this.orphansRunning = true;
     try {
       const orphans = await this.leases.orphans([...this.registrations.keys()], ORPHAN_GRACE_SECONDS);
