@@ -45,6 +45,8 @@ export class JobLeases implements OnApplicationShutdown {
   private client: pg.Client | null = null;
   private connecting: Promise<pg.Client> | null = null;
   private stopped = false;
+  /** The lease connection could not be opened when last tried. */
+  private unavailable = false;
   /** The attempts (`<id>:<attempt>`) this process holds, or is taking, the lease of. */
   private readonly held = new Set<string>();
   private readonly lostListeners: (() => void)[] = [];
@@ -59,6 +61,25 @@ export class JobLeases implements OnApplicationShutdown {
   /** Called when the lease connection is lost and with it every lease this process held. */
   onLost(listener: () => void): void {
     this.lostListeners.push(listener);
+  }
+
+  /**
+   * Whether leases can be taken now (the lease connection is open, or opens): a worker fetches no job while it cannot
+   * lease it, rather than fetch it and hand it back (each hand-back uses up one of the job's attempts).
+   */
+  async ready(): Promise<boolean> {
+    if (!this.enabled) return true;
+    try {
+      await this.connection();
+      if (this.unavailable) this.logger.log('The job lease connection is open again; jobs are taken again');
+      this.unavailable = false;
+      return true;
+    } catch (error) {
+      // Said once per outage, not at every poll of every queue.
+      if (!this.unavailable) this.logger.warn(`The job lease connection cannot be opened (${(error as Error).message}); no job is taken until it can`);
+      this.unavailable = true;
+      return false;
+    }
   }
 
   /**

@@ -3,7 +3,7 @@ import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/comm
 import { KurateConfig } from '../config/kurate-config.js';
 import { TableMaintenance } from '../db/table-maintenance.js';
 import { JOB_SCHEMA } from './job-database.js';
-import { failureOf, type JobFailure } from './job-failure.js';
+import { failureOf, PROMPT_RETRY_MS, type JobFailure } from './job-failure.js';
 import { JobLeases } from './job-leases.js';
 import { JobQueue, type FetchedJob } from './job-queue.service.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -179,12 +179,15 @@ export class JobWorker implements BeforeApplicationShutdown {
       if (free > 0) {
         try {
           await this.yieldToReaders();
-          const jobs = await this.queue.fetch(registration.queue, free);
-          fetched = jobs.length;
-          const unleased = await this.leases.take(jobs);
-          for (const job of jobs) {
-            if (unleased.has(job.id)) await this.recordFailure(registration, job, { message: 'the worker could not take the job’s lease', retryable: true });
-            else this.launch(registration, job);
+          // No job is fetched that could not be leased (JobLeases.ready says why, once); the next poll tries again.
+          if (await this.leases.ready()) {
+            const jobs = await this.queue.fetch(registration.queue, free);
+            fetched = jobs.length;
+            const unleased = await this.leases.take(jobs);
+            for (const job of jobs) {
+              if (unleased.has(job.id)) await this.recordFailure(registration, job, { message: 'the worker could not take the job’s lease', retryable: true, retrySoon: true });
+              else this.launch(registration, job);
+            }
           }
         } catch (error) {
           if (!this.stopping) this.logger.error(`Fetching from ${registration.queue} failed: ${(error as Error).message}`);
@@ -252,9 +255,9 @@ export class JobWorker implements BeforeApplicationShutdown {
       const failure = !signal.aborted
         ? failureOf(error)
         : signal.reason instanceof LeaseLost
-          ? { message: signal.reason.message, retryable: true }
+          ? { message: signal.reason.message, retryable: true, retrySoon: true }
           : this.stopping
-            ? { message: 'the worker shut down mid-job', retryable: true }
+            ? { message: 'the worker shut down mid-job', retryable: true, retrySoon: true }
             : failureOf(error);
       await this.recordFailure(registration, job, failure);
     }
@@ -266,6 +269,7 @@ export class JobWorker implements BeforeApplicationShutdown {
       if (final && job.retryCount < job.retryLimit) await this.jobs.exhaustRetries(job.name, job.id);
       await this.queue.fail(job.name, job.id, { message: failure.message, retryable: failure.retryable, attempts: job.retryCount + 1 });
       if (!final && failure.retryAfterMs) await this.jobs.delayRetry(job.name, job.id, failure.retryAfterMs);
+      else if (!final && failure.retrySoon) await this.jobs.retrySoon(job.name, job.id, PROMPT_RETRY_MS);
       if (final) {
         this.logger.warn(`${job.name} ${job.id} failed for good after ${job.retryCount + 1} attempt(s): ${failure.message}`);
         await registration.handler.onPermanentFailure?.(job, failure);
@@ -291,6 +295,8 @@ export class JobWorker implements BeforeApplicationShutdown {
    */
   private async handBackOrphans(): Promise<void> {
     if (this.orphansRunning || this.stopping) return;
+    // While the lease connection cannot be opened there is nothing to look with (JobLeases.ready has said so).
+    if (!(await this.leases.ready())) return;
     this.orphansRunning = true;
     try {
       const orphans = await this.leases.orphans([...this.registrations.keys()], ORPHAN_GRACE_SECONDS);

@@ -124,6 +124,15 @@ export class JobsRepository {
     );
   }
 
+  /** Moves a job's retry (state `retry`) forward to `delayMs` from now: an attempt that lost a race goes again soon. */
+  async retrySoon(queue: string, id: string, delayMs: number): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${JOB_SCHEMA}.job SET start_after = least(start_after, now() + $3 * interval '1 millisecond')
+        WHERE name = $1 AND id = $2 AND state = 'retry'`,
+      [queue, id, Math.ceil(delayMs)],
+    );
+  }
+
   /** Uses up a job's retries, so that the failure about to be recorded is final (an error no retry can fix). */
   async exhaustRetries(queue: string, id: string): Promise<void> {
     await this.dataSource.query(`UPDATE ${JOB_SCHEMA}.job SET retry_limit = retry_count WHERE name = $1 AND id = $2`, [queue, id]);

@@ -245,7 +245,7 @@ export class PageExtractionService {
     // Planned again under the lock: another run for this page may have committed meanwhile.
     const plan = planChunks(chunks, current.chunks);
     const missing = plan.extract.filter((hash) => !results.has(hash));
-    if (missing.length > 0) throw new JobError('The page’s stored chunks changed while it was being extracted; trying again.', true);
+    if (missing.length > 0) throw new JobError('The page’s stored chunks changed while it was being extracted; trying again.', true, undefined, true);
 
     await this.lockProposedNames(plan.add.map((c) => results.get(c.contentHash)!), tx);
     const dependents = await this.repository.dependentsOfChunks(plan.remove, tx);

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOB_LEASES_APPLICATION_NAME } from '../../src/jobs/job-leases.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { JOB_LEASES_APPLICATION_NAME, JobLeases } from '../../src/jobs/job-leases.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
 import { ON_POSTGRES, waitFor } from '../support/lock-gate.js';
 import { gadgetAnswer, gadgetPage, setPolicy, startOllamaTestApp, type OllamaTestApp } from './kg-test-helpers.js';
@@ -57,5 +57,25 @@ describe.runIf(ON_POSTGRES)('job leases on PostgreSQL', () => {
     await waitFor('the retry to complete', async () => (await jobs())[0]?.state === 'completed', 30_000);
     expect((await jobs())[0].retry_count).toBe(1);
     expect(await leases()).toBe(0);
+  }, 60_000);
+
+  it('takes no job while its lease connection cannot be opened, rather than take it and hand it back, and takes it once it can', async () => {
+    const worker = o.t.app.get(JobWorker);
+    const connect = vi.spyOn(o.t.app.get(JobLeases) as unknown as { connect(): Promise<unknown> }, 'connect').mockRejectedValue(new Error('sorry, too many clients already'));
+    try {
+      await o.t.dataSource.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, [JOB_LEASES_APPLICATION_NAME]);
+      await waitFor('the lease connection to be gone', async () => (await o.t.dataSource.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1`, [JOB_LEASES_APPLICATION_NAME])).length === 0);
+      await o.admin.post('/api/pages').send({ title: 'Lease Later', body: gadgetPage('leases', { sections: 1 }) }).expect(201);
+      await waitFor('the worker to try', () => connect.mock.calls.length >= 3);
+      worker.wake();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await jobs()).at(-1)).toMatchObject({ state: 'created', retry_count: 0 });
+      expect(worker.runningCount('kg-extract-page')).toBe(0);
+    } finally {
+      connect.mockRestore();
+    }
+    worker.wake();
+    await waitFor('the job to complete once the connection opens', async () => (await jobs()).at(-1)?.state === 'completed', 30_000);
+    expect((await jobs()).at(-1)).toMatchObject({ state: 'completed', retry_count: 0 });
   }, 60_000);
 });
