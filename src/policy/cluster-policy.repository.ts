@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import { isTransientConflict } from '../db/sql-state.js';
 import { KgClusterPolicyEntity, type PolicyAction } from './kg-cluster-policy.entity.js';
 import { KgPolicyAuditEntity, type PolicyAuditEvent } from './kg-policy-audit.entity.js';
 
@@ -27,12 +28,38 @@ export interface NewAuditEntry {
 }
 
 /** All SQL over kg_cluster_policy and kg_policy_audit, plus the per-cluster page counts (read from pages). */
+/** A policy write that PostgreSQL aborted as a deadlock runs again at most this many times in all. */
+const WRITE_ATTEMPTS = 3;
+
 @Injectable()
 export class ClusterPolicyRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction(work);
+  }
+
+  /**
+   * A transaction that changes policies. It first takes the table in SHARE ROW EXCLUSIVE mode, which conflicts with
+   * itself and with the SHARE lock every inclusion decision holds (ExcludedPagesRepository.holdPolicies). So policy
+   * writes take turns, each reading the previous row after the last one committed (the audit's `previousAction`;
+   * clusters named in any order never deadlock), and a decision in flight, such as a save moving a page into the
+   * cluster, either commits before the change (and the change's reconciliation sees the page where it now is) or
+   * decides after it, on the new policy.
+   */
+  async writeTransaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
+    // A save holding a page that a decision waits for can still close a cycle with it: the transaction PostgreSQL
+    // aborts (a deadlock) runs again, and then reads what the other committed.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction(async (tx) => {
+          await tx.query('LOCK TABLE kg_cluster_policy IN SHARE ROW EXCLUSIVE MODE');
+          return work(tx);
+        });
+      } catch (error) {
+        if (attempt >= WRITE_ATTEMPTS || !isTransientConflict(error)) throw error;
+      }
+    }
   }
 
   findAll(db: EntityManager = this.dataSource.manager): Promise<KgClusterPolicyEntity[]> {
@@ -58,11 +85,6 @@ export class ClusterPolicyRepository {
    */
   async holdAgainstChanges(tx: EntityManager): Promise<void> {
     await tx.query('LOCK TABLE kg_cluster_policy IN SHARE MODE');
-  }
-
-  /** Bootstrap must see an empty table and fill it without another bootstrap slipping in between. */
-  async lockTable(tx: EntityManager): Promise<void> {
-    await tx.query('LOCK TABLE kg_cluster_policy IN SHARE ROW EXCLUSIVE MODE');
   }
 
   /** Writes the row; setting a policy also counts as reviewing it. */

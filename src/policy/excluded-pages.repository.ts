@@ -47,6 +47,17 @@ export class ExcludedPagesRepository {
     return this.reconcile({ kind: 'cluster', cluster }, { afterId: null, limit: null, systemPagePattern }, tx);
   }
 
+  /**
+   * Holds the policies still until the transaction ends, in a statement before the decision: a policy change in flight
+   * commits first and the decision reads it, or waits until this transaction has committed
+   * (ClusterPolicyRepository.writeTransaction). Without it, a save moving a page into a cluster while an admin
+   * excluded that cluster decided on the old policy, and the cluster's reconciliation, which looked for the page where
+   * it was before the save, missed it: the page stayed included. Decisions do not block each other (SHARE mode).
+   */
+  async holdPolicies(db: EntityManager): Promise<void> {
+    await db.query('LOCK TABLE kg_cluster_policy IN SHARE MODE');
+  }
+
   async isExcluded(pageId: string, db: EntityManager = this.dataSource.manager): Promise<boolean> {
     const rows: unknown[] = await db.query('SELECT 1 FROM kg_excluded_pages WHERE page_id = $1', [pageId]);
     return rows.length > 0;
@@ -107,6 +118,8 @@ export class ExcludedPagesRepository {
       filter += ` AND p.id = ANY($${params.length + 1}::uuid[])`;
       params.push(locked[0].ids ?? []);
     }
+    // After the pages (which a save may hold, waiting for this same lock behind a policy write), and before deciding.
+    await this.holdPolicies(db);
     const rows: { last_id: string | null; scanned: number; now_included: string[]; now_excluded: string[]; included: string[] }[] = await db.query(
       `${DECISION_SQL(filter)}
        , removed AS (

@@ -62,7 +62,7 @@ export class PolicyService {
 
   async setPolicy(cluster: string, input: { action: PolicyAction; reason: string }, origin: RequestOrigin): Promise<PolicyChangeResponse> {
     await this.requireKnownCluster(cluster);
-    await this.policies.transaction(async (tx) => {
+    await this.policies.writeTransaction(async (tx) => {
       const previous = await this.policies.findForUpdate(cluster, tx);
       await this.policies.upsert({ cluster, action: input.action, reason: input.reason, actor: origin.actor.name }, tx);
       await this.record(origin, 'set', cluster, { previousAction: previous?.action ?? null, action: input.action, reason: input.reason }, tx);
@@ -73,7 +73,7 @@ export class PolicyService {
   /** The same policy for several clusters in one transaction (each audited), then each cluster's pages reconciled. */
   async setPolicies(clusters: readonly string[], input: { action: PolicyAction; reason: string }, origin: RequestOrigin): Promise<PolicyChangeResponse[]> {
     for (const cluster of clusters) await this.requireKnownCluster(cluster);
-    await this.policies.transaction(async (tx) => {
+    await this.policies.writeTransaction(async (tx) => {
       for (const cluster of clusters) {
         const previous = await this.policies.findForUpdate(cluster, tx);
         await this.policies.upsert({ cluster, action: input.action, reason: input.reason, actor: origin.actor.name }, tx);
@@ -87,7 +87,7 @@ export class PolicyService {
 
   async clearPolicy(cluster: string, reason: string, origin: RequestOrigin): Promise<PolicyChangeResponse> {
     assertClusterName(cluster);
-    await this.policies.transaction(async (tx) => {
+    await this.policies.writeTransaction(async (tx) => {
       const previous = await this.policies.findForUpdate(cluster, tx);
       if (!previous) throw noPolicy(cluster);
       await this.policies.delete(cluster, tx);
@@ -98,7 +98,7 @@ export class PolicyService {
 
   async markReviewed(cluster: string, note: string | undefined, origin: RequestOrigin): Promise<ClusterResponse> {
     assertClusterName(cluster);
-    await this.policies.transaction(async (tx) => {
+    await this.policies.writeTransaction(async (tx) => {
       const current = await this.policies.findForUpdate(cluster, tx);
       if (!current) throw noPolicy(cluster);
       await this.policies.markReviewed(cluster, origin.actor.name, tx);
@@ -115,8 +115,7 @@ export class PolicyService {
       if (seen.has(cluster)) throw new DomainException(DomainErrorCode.InvalidInput, `The cluster "${cluster}" is named twice.`);
       seen.add(cluster);
     }
-    await this.policies.transaction(async (tx) => {
-      await this.policies.lockTable(tx);
+    await this.policies.writeTransaction(async (tx) => {
       const existing = await this.policies.count(tx);
       if (existing > 0) {
         throw new ConflictException(`Bootstrap only sets the first policies, and ${existing} already exist; change clusters one by one instead.`);

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type supertest from 'supertest';
+import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
+import { holdLock, ON_POSTGRES, waitFor } from '../support/lock-gate.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { setPolicy } from './kg-test-helpers.js';
+
+/**
+ * Policy writes against each other and against the saves they decide on (src/policy: ClusterPolicyRepository.
+ * writeTransaction, ExcludedPagesRepository.holdPolicies). On PostgreSQL a lock held from the test's own connection
+ * makes each interleaving happen; on the embedded database the requests run one after the other and the outcome must
+ * be the same.
+ */
+describe('inclusion policy under concurrent writes', () => {
+  let t: TestApp;
+  let admin: supertest.Agent;
+  let browser: supertest.Agent;
+  let csrf: string;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    admin = await t.as('admin');
+    ({ agent: browser, csrfToken: csrf } = await t.login(await t.user('admin', { name: 'Ida' })));
+    await t.app.get(PolicyReconciler).whenStartupRebuildDone();
+  });
+  afterAll(() => t?.close());
+
+  const page = (title: string, cluster: string) => admin.post('/api/pages').send({ title, body: `---\ncluster: ${cluster}\n---\nText of ${title}.\n` }).expect(201);
+  const excludedRow = async (slug: string) =>
+    ((await t.dataSource.query(`SELECT x.reason, x.policy_cluster FROM kg_excluded_pages x JOIN pages p ON p.id = x.page_id WHERE p.slug = $1`, [slug])) as {
+      reason: string;
+      policy_cluster: string | null;
+    }[])[0] ?? null;
+
+  it('excludes a page that a save moves into a cluster while an admin excludes that cluster', async () => {
+    await page('Mover', 'origin');
+    await page('Resident', 'target');
+    await setPolicy(admin, 'origin', 'include');
+    await setPolicy(admin, 'target', 'include');
+    const mover = (await admin.get('/api/pages/mover').expect(200)).body as { body: string; version: number };
+    expect(await excludedRow('mover')).toBeNull();
+
+    // The save decides (included: the target is still included) and then waits to enqueue its extraction job.
+    const gate = await holdLock(t.dataSource, 'LOCK TABLE pgboss.job IN EXCLUSIVE MODE');
+    let save: Promise<supertest.Response> | null = null;
+    let exclude: Promise<supertest.Response> | null = null;
+    let excluded = false;
+    try {
+      save = admin.put('/api/pages/mover').send({ body: mover.body.replace('cluster: origin', 'cluster: target'), baseVersion: mover.version }).then((r) => r);
+      await waitFor('the save to wait', async () => (await gate.waiting()) >= 1);
+      // Meanwhile the target is excluded: before, this committed and reconciled the target's pages, where the moving
+      // page was not yet, and the save then committed its stale "included".
+      exclude = admin.put('/admin/kg-policy/clusters/target').send({ action: 'exclude', reason: 'not for the graph' }).then((r) => {
+        excluded = true;
+        return r;
+      });
+      await waitFor('the exclude to wait or finish', async () => excluded || (await gate.waiting()) >= 2);
+    } finally {
+      await gate.release();
+    }
+    expect((await save!).status).toBe(200);
+    expect((await exclude!).status).toBe(200);
+    expect(await excludedRow('mover')).toEqual({ reason: 'cluster_policy', policy_cluster: 'target' });
+    expect((await admin.get('/admin/kg-policy/explain/mover').expect(200)).body).toMatchObject({ included: false, reason: 'cluster_policy', reconciled: true });
+  });
+
+  it('audits the first policy of a cluster that two admins set at once with the previous action the second one replaced', async () => {
+    await page('First Policy', 'fresh');
+    const gate = await holdLock(t.dataSource, 'LOCK TABLE kg_cluster_policy IN SHARE MODE');
+    let writes: Promise<supertest.Response>[] = [];
+    try {
+      writes = (['include', 'exclude'] as const).map((action) => admin.put('/admin/kg-policy/clusters/fresh').send({ action, reason: `admin says ${action}` }).then((r) => r));
+      await waitFor('both writes to wait', async () => (await gate.waiting()) >= 2);
+    } finally {
+      await gate.release();
+    }
+    expect((await Promise.all(writes)).map((r) => r.status)).toEqual([200, 200]);
+    const trail = (await t.dataSource.query(`SELECT previous_action, action FROM kg_policy_audit WHERE cluster = 'fresh' AND event = 'set' ORDER BY id`)) as {
+      previous_action: string | null;
+      action: string;
+    }[];
+    expect(trail).toHaveLength(2);
+    // The trail replays to the final state: the second entry names the first one's action as the one it replaced.
+    expect(trail[0].previous_action).toBeNull();
+    expect(trail[1].previous_action).toBe(trail[0].action);
+    const [{ action }] = await t.dataSource.query(`SELECT action FROM kg_cluster_policy WHERE cluster = 'fresh'`);
+    expect(action).toBe(trail[1].action);
+  });
+
+  it('sets the same clusters from two bulk forms listing them in opposite orders, both answered, no deadlock', async () => {
+    for (const cluster of ['bulk-x', 'bulk-y', 'bulk-z']) await page(`Page of ${cluster}`, cluster);
+    const bulk = (clusters: string[], action: string) =>
+      browser
+        .post('/admin/kg-policy/ui/bulk')
+        .type('form')
+        .set('Accept', 'text/html')
+        .send(`_csrf=${encodeURIComponent(csrf)}&${clusters.map((c) => `clusters=${c}`).join('&')}&action=${action}&reason=bulk+${action}`)
+        .then((r) => r);
+    const gate = await holdLock(t.dataSource, 'LOCK TABLE kg_cluster_policy IN SHARE MODE');
+    let forms: Promise<supertest.Response>[] = [];
+    try {
+      forms = [bulk(['bulk-x', 'bulk-y', 'bulk-z'], 'include'), bulk(['bulk-z', 'bulk-y', 'bulk-x'], 'exclude')];
+      await waitFor('both forms to wait', async () => (await gate.waiting()) >= 2);
+    } finally {
+      await gate.release();
+    }
+    expect((await Promise.all(forms)).map((r) => r.status)).toEqual([303, 303]);
+    const actions = (await t.dataSource.query(`SELECT DISTINCT action FROM kg_cluster_policy WHERE cluster LIKE 'bulk-_'`)) as { action: string }[];
+    // One form ran after the other: all three clusters carry the later one's action.
+    expect(actions).toHaveLength(1);
+  });
+});
+
+if (!ON_POSTGRES) console.warn('policy-races: on the embedded database the requests run one after the other (no interleaving to force).');
