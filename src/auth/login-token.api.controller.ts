@@ -33,6 +33,13 @@ export class LoginTokenApiController {
     try {
       const user = await this.login.authenticate(dto.email, dto.password);
       const { token, entity } = await this.tokens.createAtLogin(user, { name: dto.name, scopes: dto.scopes, expiresAt: dto.expiresAt }, origin.ip);
+      try {
+        await this.login.confirm(user);
+      } catch (error) {
+        // The password was reset, or the account disabled, while it was checked: the token it made is revoked.
+        await this.tokens.revoke(entity.id, { actor: { userId: user.id, name: user.displayName, role: user.role, via: 'session' }, ip: origin.ip });
+        throw error;
+      }
       return { ...tokenResponse(entity), token };
     } catch (error) {
       const retryAfter = error instanceof DomainException && error.code === DomainErrorCode.AccountLocked ? error.details.retryAfterSeconds : undefined;

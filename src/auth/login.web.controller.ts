@@ -10,7 +10,7 @@ import { csrfTokenFor } from './csrf.js';
 import { LOGIN_THROTTLE } from './login-throttle.js';
 import { LoginService, WRONG_CREDENTIALS } from './login.service.js';
 import { MAX_PASSWORD_LENGTH } from './password-hasher.js';
-import { endSession, requireSession, safeNext, startSession } from './session-helpers.js';
+import { dropLogin, endSession, requireSession, safeNext, startSession } from './session-helpers.js';
 
 const STATUS_BY_CODE: Partial<Record<DomainErrorCode, number>> = {
   [DomainErrorCode.InvalidCredentials]: 401,
@@ -48,6 +48,13 @@ export class LoginWebController {
       if (password.length > MAX_PASSWORD_LENGTH) throw new DomainException(DomainErrorCode.InvalidCredentials, WRONG_CREDENTIALS);
       const user = await this.login.authenticate(email, password);
       await startSession(request, user);
+      try {
+        await this.login.confirm(user);
+      } catch (error) {
+        // A password reset or a disable committed while the password was checked: this session must not outlive it.
+        await dropLogin(request);
+        throw error;
+      }
       response.redirect(303, next);
     } catch (error) {
       const status = error instanceof DomainException ? STATUS_BY_CODE[error.code] : undefined;

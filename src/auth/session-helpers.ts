@@ -20,6 +20,12 @@ export async function startSession(request: Request, user: Pick<UserEntity, 'id'
   await new Promise<void>((resolve, reject) => request.session.save((error) => (error ? reject(error) : resolve())));
 }
 
+/** Undoes startSession: the browser keeps a new session of its own, logged in as nobody (the login form needs one). */
+export async function dropLogin(request: Request): Promise<void> {
+  await new Promise<void>((resolve, reject) => request.session.regenerate((error) => (error ? reject(error) : resolve())));
+  renewCsrfToken(request);
+}
+
 export async function endSession(request: Request, response: Response): Promise<void> {
   if (request.session) {
     await new Promise<void>((resolve, reject) => request.session.destroy((error) => (error ? reject(error) : resolve())));

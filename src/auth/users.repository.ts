@@ -71,6 +71,18 @@ export class UsersRepository {
     await db.update(UserEntity, { id }, { passwordHash, updatedAt: () => 'now()' });
   }
 
+  /**
+   * The account's password hash and whether it is disabled, as last committed: waits for a change of the row in
+   * flight (FOR SHARE) instead of reading the row from before it.
+   */
+  async credentialsOf(id: string): Promise<{ passwordHash: string | null; disabled: boolean } | null> {
+    const rows: { password_hash: string | null; disabled: boolean }[] = await this.dataSource.query(
+      'SELECT password_hash, disabled_at IS NOT NULL AS disabled FROM users WHERE id = $1 FOR SHARE',
+      [id],
+    );
+    return rows[0] ? { passwordHash: rows[0].password_hash, disabled: rows[0].disabled } : null;
+  }
+
   async touchLastLogin(id: string): Promise<void> {
     await this.dataSource.manager.update(UserEntity, { id }, { lastLoginAt: () => 'now()' });
   }

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { realPostgresUrl } from './database.js';
 
@@ -17,9 +18,35 @@ export interface LockGate {
   release(): Promise<void>;
 }
 
-/** Takes the lock `lockSql` (e.g. `SELECT 1 FROM pages WHERE slug = $1 FOR UPDATE`) in a transaction of its own. */
-export async function holdLock(dataSource: DataSource, lockSql: string, params: unknown[] = [], options: { commit?: boolean } = {}): Promise<LockGate> {
+/**
+ * Takes the lock `lockSql` (e.g. `SELECT 1 FROM pages WHERE slug = $1 FOR UPDATE`) in a transaction of its own.
+ * `ownConnections`: the gate and its `waiting` use two connections of their own rather than the app's pool (whose 4
+ * connections the requests held at the gate may take up).
+ */
+export async function holdLock(
+  dataSource: DataSource,
+  lockSql: string,
+  params: unknown[] = [],
+  options: { commit?: boolean; ownConnections?: boolean } = {},
+): Promise<LockGate> {
   if (!ON_POSTGRES) return { waiting: async () => Number.POSITIVE_INFINITY, query: (sql, values = []) => dataSource.query(sql, values), release: async () => {} };
+  if (options.ownConnections) {
+    const url = (dataSource.options as { url?: string }).url;
+    const [holder, watcher] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
+    await Promise.all([holder.connect(), watcher.connect()]);
+    await holder.query('BEGIN');
+    await holder.query(lockSql, params);
+    const pid: number = (await holder.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    return {
+      waiting: async () =>
+        (await watcher.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND pid <> $1`, [pid])).rows[0].n,
+      query: async (sql, values = []) => (await holder.query(sql, values)).rows,
+      release: async () => {
+        await holder.query(options.commit ? 'COMMIT' : 'ROLLBACK');
+        await Promise.all([holder.end(), watcher.end()]);
+      },
+    };
+  }
   const runner: QueryRunner = dataSource.createQueryRunner();
   await runner.connect();
   await runner.startTransaction();
