@@ -135,7 +135,7 @@ export class PagesService {
     const touched = new Set<string>([current.id]);
     return this.write([...ownKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
-      if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, input);
+      if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, input);
       const version = input.baseVersion + 1;
       await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
       for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
@@ -149,6 +149,18 @@ export class PagesService {
    * name are edited (a new revision each) to use the new title.
    */
   async rename(slug: string, newTitle: string, options: { rewriteLinks: boolean }, actor: Actor): Promise<{ page: PageEntity; rewrittenPages: string[] }> {
+    // A rename carries no base version: when the page changed between reading it and writing (another rename
+    // rewrote a link in it, an edit was saved), it is read again and renamed as it is now.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.renameOnce(slug, newTitle, options, actor);
+      } catch (error) {
+        if (!(error instanceof DomainException && error.code === DomainErrorCode.VersionConflict) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private async renameOnce(slug: string, newTitle: string, options: { rewriteLinks: boolean }, actor: Actor): Promise<{ page: PageEntity; rewrittenPages: string[] }> {
     const current = await this.get(slug);
     const title = withoutInvisibleControls(newTitle).trim();
     const newSlug = pageSlug(title);
@@ -165,7 +177,7 @@ export class PagesService {
       // its own row first and then this page (as a page that links to it), queues behind this one.
       const sources = options.rewriteLinks ? await this.links.sourcesLinkingTo(current.id, tx) : [];
       const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, tx);
-      if (!saved) throw this.conflict((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
+      if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
       await this.pages.insertRevision(
         this.revisionOf(current.id, current.version + 1, write, actor, `Renamed from "${current.title}"`), tx);
       if (newSlug !== current.slug) {
@@ -378,6 +390,11 @@ export class PagesService {
       throw new DomainException(DomainErrorCode.PageInTrash, `A page "${existing.title}" with this name is in the trash: restore it or choose another title.`, { slug });
     }
     throw new DomainException(DomainErrorCode.SlugTaken, `A page named "${existing.title}" already exists.`, { slug });
+  }
+
+  /** Why a write of the version read missed its row: the page went to the trash meanwhile (404), or was saved (409). */
+  private notSaved(now: PageEntity, input: UpdatePageInput): DomainException {
+    return now.deletedAt ? inTrash(now) : this.conflict(now, input);
   }
 
   private conflict(current: PageEntity, input: UpdatePageInput): DomainException {

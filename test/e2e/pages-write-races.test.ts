@@ -108,6 +108,47 @@ describe('page writes that race each other', () => {
     expect(trash.body.items.filter((p: { slug: string }) => p.slug === 'delete-twice')).toHaveLength(1);
   });
 
+  it('a save that loses to a delete answers that the page is in the trash (404), not that someone saved it (409)', async () => {
+    const author = await t.as('author');
+    const page = (await author.post('/api/pages').send({ title: 'Saved While Deleted', body: 'Before.' }).expect(201)).body;
+    const gate = await holdPage(t.dataSource, page.slug);
+    const remove = author.delete(`/api/pages/${page.slug}`).then((r) => r);
+    await waitFor('the delete to queue', async () => (await gate.waiting()) >= 1);
+    // The save has read version 1 and queues behind the delete.
+    const save = author.put(`/api/pages/${page.slug}`).send({ body: 'After.', baseVersion: page.version }).then((r) => r);
+    await waitFor('the save to queue', async () => (await gate.waiting()) >= 2);
+    await gate.release();
+    expect((await remove).status).toBe(204);
+    const answer = await save;
+    if (ON_POSTGRES) {
+      expect(answer.status, JSON.stringify(answer.body)).toBe(404);
+      expect(answer.body).toMatchObject({ code: 'not_found', inTrash: true, message: expect.stringContaining('is in the trash') });
+    } else {
+      // One after the other: the save reads the page in the trash.
+      expect(answer.status).toBe(404);
+    }
+  });
+
+  it('a rename of a page that an edit saved meanwhile renames the page as now saved (a rename has no base version)', async () => {
+    const author = await t.as('author');
+    const page = (await author.post('/api/pages').send({ title: 'Renamed While Edited', body: 'Version one.' }).expect(201)).body;
+    const gate = await holdPage(t.dataSource, page.slug);
+    // The gate's own edit commits when it lets go: the rename, which read version 1, then finds version 2.
+    await gate.query(`UPDATE pages SET body = 'Version two.', version = 2 WHERE id = $1`, [page.id]);
+    await gate.query(
+      `INSERT INTO page_revisions (page_id, version, slug, title, body, content_hash, author, message)
+       SELECT id, 2, slug, title, body, content_hash, 'someone', 'edit' FROM pages WHERE id = $1`,
+      [page.id],
+    );
+    const rename = author.post(`/api/pages/${page.slug}/rename`).send({ title: 'Renamed After Edit', rewriteLinks: false }).then((r) => r);
+    await waitFor('the rename to queue', async () => (await gate.waiting()) >= 1);
+    await gate.release();
+    const answer = await rename;
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    const after = await author.get('/api/pages/renamed-after-edit').expect(200);
+    expect(after.body).toMatchObject({ title: 'Renamed After Edit', body: 'Version two.', version: 3 });
+  });
+
   it('two restores of one page: one brings it back, the other answers that it is not in the trash (409)', async () => {
     const author = await t.as('author');
     await author.post('/api/pages').send({ title: 'Restore Twice', body: 'Back.' }).expect(201);
