@@ -102,19 +102,19 @@ export class PageImportService {
     const origin = vaultOriginOf(input);
     if (!current) {
       const page = await this.pages.create({ title: input.title, body: input.body, message }, actor);
-      await this.pages.recordVaultOrigin(page.id, origin);
+      await this.pages.recordVaultOrigin(page, origin);
       return { path, slug, status: 'created' };
     }
     if (current.body === input.body && current.title === title) {
       // Moved in the vault, same text: no revision, but export now writes it to its new place.
-      if (current.vaultPath !== origin.path || current.vaultCluster !== origin.cluster) await this.pages.recordVaultOrigin(current.id, origin);
+      if (current.vaultPath !== origin.path || current.vaultCluster !== origin.cluster) await this.pages.recordVaultOrigin(current, origin);
       return { path, slug, status: 'unchanged' };
     }
     const { page } = await this.pages.update(slug, { body: input.body, baseVersion: current.version, message }, actor);
     // A save keeps the stored title unless the frontmatter names one, so a file renamed only in letter case
     // ("foo.md" → "Foo.md", same slug) needs a rename to carry its new title.
-    if (page.title !== title) await this.pages.rename(slug, title, { rewriteLinks: false }, actor);
-    await this.pages.recordVaultOrigin(page.id, origin);
+    const named = page.title !== title ? (await this.pages.rename(slug, title, { rewriteLinks: false }, actor)).page : page;
+    await this.pages.recordVaultOrigin(named, origin);
     return { path, slug, status: 'updated' };
   }
 

@@ -117,11 +117,19 @@ export class PagesRepository {
   }
 
   /** Where an imported page lives in its vault (migration 0023); a no-op when it is already recorded so. */
-  async setVaultOrigin(id: string, vaultPath: string | null, vaultCluster: string | null, db: EntityManager | DataSource = this.dataSource): Promise<void> {
+  /** Sets the page's vault origin while it still has `expected`'s title and cluster (and is not in the trash). */
+  async setVaultOrigin(
+    id: string,
+    vaultPath: string | null,
+    vaultCluster: string | null,
+    expected: { title: string; cluster: string | null },
+    db: EntityManager | DataSource = this.dataSource,
+  ): Promise<void> {
     await db.query(
       `UPDATE pages SET vault_path = $2, vault_cluster = $3
-        WHERE id = $1 AND (vault_path, vault_cluster) IS DISTINCT FROM ($2, $3)`,
-      [id, vaultPath, vaultCluster],
+        WHERE id = $1 AND (vault_path, vault_cluster) IS DISTINCT FROM ($2, $3)
+          AND title = $4 AND cluster IS NOT DISTINCT FROM $5 AND deleted_at IS NULL`,
+      [id, vaultPath, vaultCluster, expected.title, expected.cluster],
     );
   }
 

@@ -190,9 +190,13 @@ export class PagesService {
     });
   }
 
-  /** Records where an imported page lives in its vault, so that `kurate export` writes it back there. */
-  async recordVaultOrigin(id: string, origin: VaultOrigin): Promise<void> {
-    await this.pages.setVaultOrigin(id, origin.path, origin.cluster);
+  /**
+   * Records where an imported page lives in its vault, so that `kurate export` writes it back there: only while the
+   * page still has the title and cluster the import gave it (`page`, as the import saved it). A rename or a move
+   * committed since (which clears the origin: it no longer says where the page is) is not undone.
+   */
+  async recordVaultOrigin(page: Pick<PageEntity, 'id' | 'title' | 'cluster'>, origin: VaultOrigin): Promise<void> {
+    await this.pages.setVaultOrigin(page.id, origin.path, origin.cluster, { title: page.title, cluster: page.cluster });
   }
 
   async delete(slug: string, actor: Actor): Promise<void> {

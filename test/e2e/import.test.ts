@@ -1,5 +1,6 @@
 import type { Agent } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PagesService } from '../../src/pages/pages.service.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 interface ImportResult {
@@ -95,6 +96,22 @@ describe('POST /api/import', () => {
     expect(edited).toMatchObject({ vaultPath: 'Getting started/Deep/Origin One.md', vaultCluster: 'getting-started/deep' });
     await author.put('/api/pages/origin-one').send({ body: '---\ncluster: kitchen\n---\nOne.', baseVersion: edited.version }).expect(200);
     expect(await page('origin-one')).toMatchObject({ vaultPath: null, vaultCluster: null });
+  });
+
+  it('does not write a vault origin back onto a page renamed between the import saving it and recording where it lives', async () => {
+    // The interleaving, step by step: the import has created the page; a web rename commits; then the import records
+    // the page's origin, as it saved it. Before, it wrote the old vault path onto the renamed page (and export wrote
+    // the renamed page to the old file).
+    const pages = t.app.get(PagesService);
+    const actor = { userId: null, name: 'importer', role: 'author' as const, via: 'token' as const };
+    const created = await pages.create({ title: 'Imported Then Renamed', body: 'Text.', message: 'Imported from Imported Then Renamed.md' }, actor);
+    await author.post('/api/pages/imported-then-renamed/rename').send({ title: 'Renamed On The Web', rewriteLinks: false }).expect(201);
+    await pages.recordVaultOrigin(created, { path: 'Imported Then Renamed.md', cluster: null });
+    expect((await t.http.get('/api/pages/renamed-on-the-web').expect(200)).body).toMatchObject({ vaultPath: null, vaultCluster: null });
+    // Recorded against the page as it is now, it is kept.
+    const now = (await t.http.get('/api/pages/renamed-on-the-web').expect(200)).body;
+    await pages.recordVaultOrigin(now, { path: 'Renamed On The Web.md', cluster: null });
+    expect((await t.http.get('/api/pages/renamed-on-the-web').expect(200)).body).toMatchObject({ vaultPath: 'Renamed On The Web.md' });
   });
 
   it('takes the slug from the frontmatter title when there is one', async () => {
