@@ -114,6 +114,15 @@ describe('math', () => {
     expect(out).not.toContain('style=');
   });
 
+  it('shows a formula nested too deeply for KaTeX’s parser as its source, instead of failing the page', () => {
+    for (const tex of ['{'.repeat(5000), '\\sqrt{'.repeat(2000), '\\left('.repeat(3000), 'a_{'.repeat(3000)]) {
+      const out = html(`Before.\n\n$${tex}$\n\nAfter.`);
+      expect(out).toContain('<p>Before.</p>');
+      expect(out).toContain('<span class="katex-error" title="This formula could not be shown: it nests too deeply.">');
+      expect(out).toContain('<p>After.</p>');
+    }
+  });
+
   it('leaves dollar amounts alone', () => {
     expect(html('It costs $5 and $ 10.')).toBe('<p>It costs $5 and $ 10.</p>\n');
   });

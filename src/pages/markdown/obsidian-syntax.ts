@@ -177,8 +177,7 @@ export function obsidianSyntax(md: MarkdownIt): void {
   // texmath finds the formulas; KaTeX renders them here, so that they land in plain elements (texmath's own
   // templates use <eq> and <eqn>) and, through the env's slots, past the sanitiser untouched.
   const renderMath = (display: boolean): RendererRule => (tokens, idx, _options, env) => {
-    // KaTeX colours a formula it cannot read with an inline style, which the CSP would refuse: a class does it.
-    const math = katex.renderToString(tokens[idx].content, { ...KATEX_OPTIONS, displayMode: display }).replace(/ style="color:[^"]*"/g, '');
+    const math = renderFormula(tokens[idx].content, display);
     const html = display ? `<div class="math math-display">${math}</div>\n` : `<span class="math math-inline">${math}</span>`;
     const slots = (env as ObsidianEnv | undefined)?.math;
     return slots ? slots.placeholder(html) : escapeText(tokens[idx].content);
@@ -188,6 +187,20 @@ export function obsidianSyntax(md: MarkdownIt): void {
   md.renderer.rules.math_block = renderMath(true);
   md.renderer.rules.math_block_eqno = renderMath(true);
   md.renderer.rules.callout_open = calloutOpenRule(md);
+}
+
+/**
+ * One formula as MathML. KaTeX colours a formula it cannot read with an inline style, which the CSP would refuse: a
+ * class does it. throwOnError: false covers KaTeX's parse errors only; its recursive parser runs out of stack on a
+ * formula nested a few thousand groups deep (`{{{…`, `\sqrt{\sqrt{…`), and that RangeError would fail the whole page,
+ * its editor included. Any error shows the formula's source in the same error span instead.
+ */
+function renderFormula(tex: string, display: boolean): string {
+  try {
+    return katex.renderToString(tex, { ...KATEX_OPTIONS, displayMode: display }).replace(/ style="color:[^"]*"/g, '');
+  } catch {
+    return `<span class="katex-error" title="This formula could not be shown: it nests too deeply.">${escapeText(tex)}</span>`;
+  }
 }
 
 /** The plugins that change what a page's text is, for the plain-text reading of it (no renderer rules needed). */
