@@ -97,12 +97,16 @@ export class KgReviewWebController {
   @HttpCode(200)
   async bulk(@Body() form: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
     const back = safeReturn(fieldText(form, 'return'));
-    const action = fieldText(form, 'action') === 'reject' ? 'reject' : 'approve';
+    // Exactly one of the two buttons' values: anything else (no button, a typed value, the field twice) decides nothing.
+    const chosen = fieldText(form, 'action');
+    const action = chosen === 'approve' || chosen === 'reject' ? chosen : null;
+    const noAction = () => ReviewErrors.invalid('Choose “Approve selected” or “Reject selected”: the form did not say which.');
     const reason = fieldText(form, 'reason').trim().slice(0, 1000) || undefined;
     const raw = (form as Record<string, unknown> | null)?.ids;
     const ids = (Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : []).filter((v): v is string => typeof v === 'string' && /^[1-9]\d{0,17}$/.test(v));
     if (fieldText(form, 'scope') !== 'matching') {
       await this.act(res, back, form, async () => {
+        if (!action) throw noAction();
         if (ids.length === 0) throw ReviewErrors.invalid('Select some proposals first (the boxes beside them), or use “everything matching”.');
         return (await this.review.bulk({ action, ids, reason }, origin)).actionId;
       });
@@ -111,6 +115,7 @@ export class KgReviewWebController {
     const filterInput = readForm(ProposalFilterDto, Object.fromEntries(FILTER_FIELDS.map((f) => [f, fieldText(form, f) || undefined])));
     const minConfidence = Number(fieldText(form, 'bulkMinConfidence'));
     await this.act(res, back, form, async () => {
+      if (!action) throw noAction();
       if (!filterInput.ok) throw ReviewErrors.invalid(filterInput.message);
       if (fieldText(form, 'bulkMinConfidence').trim() === '' || !(minConfidence >= 0 && minConfidence <= 1)) {
         throw ReviewErrors.invalid('Give the lowest confidence to act on, from 0 to 1 (e.g. 0.9).');

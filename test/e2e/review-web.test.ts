@@ -150,6 +150,18 @@ describe('/admin/knowledge-graph web UI', () => {
     await form(`${BASE}/ui/bulk`, { action: 'approve', ids: [ids[0], ids[1]], return: BASE }).expect(303);
     expect([await status(ids[0]), await status(ids[1]), await status(ids[2])]).toEqual(['approved', 'approved', 'pending']);
     expect((await form(`${BASE}/ui/bulk`, { action: 'approve', return: BASE }).expect(400)).text).toContain('Select some proposals first');
+    // A form that does not say which action (no button, a mistyped or repeated value) approves nothing: it used to.
+    for (const action of [undefined, '', 'Reject', 'bogus', ['reject', 'reject']]) {
+      const answer = await form(`${BASE}/ui/bulk`, { ...(action === undefined ? {} : { action }), ids: [ids[2]], reason: 'noise', return: BASE }).expect(400);
+      expect(answer.text).toContain('the form did not say which');
+    }
+    expect(await status(ids[2])).toBe('pending');
+    const queuePage = await form(`${BASE}/ui/bulk`, { scope: 'matching', action: 'approve!', bulkMinConfidence: '0.5', return: BASE }).expect(400);
+    expect(queuePage.text).toContain('the form did not say which');
+    // Enter in the reason field submits nothing: the form's default button is a disabled one, ahead of the two actions.
+    const queueHtml = (await browser.get(BASE).expect(200)).text;
+    const bulkForm = /<form id="bulk-form"[\s\S]*?<\/form>/.exec(queueHtml)![0];
+    expect(/<button[^>]*type="submit"[^>]*>/.exec(bulkForm)![0]).toContain('disabled');
 
     const more = await Promise.all(['Neon', 'Argon'].map((name) => kg.nodeProposal({ name, type: 'concept', confidence: 0.95, support: [p] })));
     const confirm = await form(`${BASE}/ui/bulk`, { scope: 'matching', action: 'reject', page: 'bulk-web', bulkMinConfidence: '0.8', reason: 'noble', return: BASE }).expect(200);
