@@ -3,6 +3,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { storableNumber } from '../common/real-numbers.js';
 
 export const MAX_NAME = 300;
 export const MAX_TEXT = 5000;
@@ -13,7 +14,11 @@ export const emptyAsUndefined = ({ value }: { value: unknown }) => (typeof value
 export const toBoolean = ({ value }: { value: unknown }) => (value === 'true' || value === 'on' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
 export const toId = ({ value }: { value: unknown }) => (typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : value);
 export const toOptionalId = ({ value }: { value: unknown }) => (value === '' || value === null ? undefined : toId({ value }));
-export const toNumber = ({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value === '' ? undefined : value);
+/** A number from a query or form string (or a JSON number), 0 when too close to zero for PostgreSQL (real-numbers.ts). */
+export const toNumber = ({ value }: { value: unknown }) => {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value === '' ? undefined : value;
+  return typeof n === 'number' ? storableNumber(n) : n;
+};
 /** A list's `limit`: 1–200, 50 when not given. */
 export const PageLimit = () =>
   applyDecorators(

@@ -3,6 +3,7 @@ import type { Reflector } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import type { Observable } from 'rxjs';
 import { DomainErrorCode, DomainException } from './domain.exception.js';
+import { storableNumber } from './real-numbers.js';
 import { storable, unstorableText } from './storable-text.js';
 
 /**
@@ -14,6 +15,8 @@ import { storable, unstorableText } from './storable-text.js';
  * - A lone UTF-16 surrogate (`\ud800` written alone in JSON) is not text: PostgreSQL refuses it in JSON columns, and
  *   would store it as U+FFFD in text. It gets the same rule as NUL: a 400 naming the field, and in a `body` field each
  *   one becomes U+FFFD.
+ * - A number in a JSON body closer to zero than PostgreSQL's `real` can hold (below 1.2e-38: a confidence of 1e-46)
+ *   is read as 0, which is what it means; PostgreSQL would refuse it rather than round it (real-numbers.ts).
  * - A JSON body nested deeper than MAX_INPUT_DEPTH is refused with a 400 before anything walks it recursively.
  *   (Form bodies are parsed flat (`extended: false`) and query strings with Express's flat parser: they cannot nest.)
  */
@@ -51,7 +54,10 @@ export function checkInput(root: unknown, where: 'body' | 'query'): InputProblem
       return { field: `${prefix}${path}`, message: `The request body is nested more than ${MAX_INPUT_DEPTH} levels deep (at "${path}"); Kurate accepts at most ${MAX_INPUT_DEPTH}.` };
     }
     if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: childPath(path, i), depth: depth + 1, key: i });
+      for (let i = value.length - 1; i >= 0; i--) {
+        if (typeof value[i] === 'number') value[i] = storableNumber(value[i] as number);
+        stack.push({ value: value[i], path: childPath(path, i), depth: depth + 1, key: i });
+      }
       continue;
     }
     const record = value as Record<string, unknown>;
@@ -60,6 +66,7 @@ export function checkInput(root: unknown, where: 'body' | 'query'): InputProblem
       if (keyProblem) return { field: `${prefix}${childPath(path, name)}`, message: keyProblem };
       const child = record[name];
       if (where === 'body' && name === VERBATIM_FIELD && typeof child === 'string' && unstorableText(child, name)) record[name] = storable(child);
+      if (typeof child === 'number') record[name] = storableNumber(child);
       stack.push({ value: record[name], path: childPath(path, name), depth: depth + 1, key: name });
     }
   }

@@ -21,6 +21,8 @@ import {
 
 const ENTITIES = `${KG_BASE}/ui/entities`;
 const PER_PAGE = 50;
+/** The deepest page of the entity list a request may ask for (the lists elsewhere cap theirs at 100,000 too). */
+const MAX_PAGE = 100_000;
 // After undoing these from a notice, the page the notice was on still exists.
 const UNDO_STAYS = new Set(['entity_update', 'entity_merge', 'edge_create', 'edge_update', 'edge_delete']);
 
@@ -201,7 +203,8 @@ export class KgEntitiesWebController {
   private async renderList(res: Response, status: number, query: Record<string, unknown>, extra: { error?: string; typed?: Record<string, string> }) {
     const input = readForm(EntityListQueryDto, { q: fieldText(query, 'q') || undefined, type: fieldText(query, 'type') || undefined });
     const filter = input.ok ? input.value : new EntityListQueryDto();
-    const page = Math.max(1, Number.parseInt(fieldText(query, 'page'), 10) || 1);
+    // A page past any list is the last one's neighbour, not an offset PostgreSQL's bigint cannot hold.
+    const page = Math.min(MAX_PAGE, Math.max(1, Number.parseInt(fieldText(query, 'page'), 10) || 1));
     const { rows, total, types } = await this.pages.list({ q: filter.q, type: filter.type, limit: PER_PAGE, offset: (page - 1) * PER_PAGE });
     res.status(status === 200 && !input.ok ? 400 : status).render('admin/entity-list', {
       title: 'Entities',

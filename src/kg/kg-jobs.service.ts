@@ -92,16 +92,19 @@ export class KgJobsService {
 
   /** `kurate kg extract`: estimate the calls for a scope, and (unless a dry run) enqueue its pages that need it. */
   async extract(input: ExtractRequest): Promise<ExtractAnswer> {
-    const chosen = [input.all === true, input.cluster !== undefined, input.page !== undefined].filter(Boolean).length;
+    // A JSON null is no scope (class-validator's IsOptional lets it through as absent).
+    const cluster = input.cluster ?? undefined;
+    const page = input.page ?? undefined;
+    const chosen = [input.all === true, cluster !== undefined, page !== undefined].filter(Boolean).length;
     if (chosen !== 1) {
       throw new DomainException(DomainErrorCode.InvalidInput, 'Say what to extract with exactly one of: all: true, cluster: "<cluster>", page: "<slug>".');
     }
     let scope: PageScope;
-    if (input.cluster !== undefined) {
-      assertClusterName(input.cluster);
-      scope = { kind: 'cluster', cluster: input.cluster };
-    } else if (input.page !== undefined) {
-      scope = { kind: 'page', slug: input.page };
+    if (cluster !== undefined) {
+      assertClusterName(cluster);
+      scope = { kind: 'cluster', cluster };
+    } else if (page !== undefined) {
+      scope = { kind: 'page', slug: page };
     } else {
       scope = { kind: 'all' };
     }

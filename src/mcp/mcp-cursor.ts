@@ -22,6 +22,9 @@ export interface PageWindow {
   limit: number;
 }
 
+/** The deepest offset a cursor may carry: far beyond any list, well inside PostgreSQL's bigint. */
+const MAX_OFFSET = 1_000_000_000;
+
 /**
  * Opaque cursors: the offset of the next item and the list they belong to, so that a cursor of one list (or
  * filter) given to another is refused instead of silently skipping items.
@@ -36,7 +39,8 @@ export function readCursor(list: string, cursor: string | undefined, limit: numb
     throw invalidArgument('This cursor is not one Kurate gave: pass the nextCursor of the previous answer unchanged, or omit it.');
   }
   const { l, o } = (parsed ?? {}) as { l?: unknown; o?: unknown };
-  if (l !== list || typeof o !== 'number' || !Number.isInteger(o) || o < 0) {
+  // An offset past any list Kurate holds is no cursor of ours either (1e20 is an integer, and no bigint).
+  if (l !== list || typeof o !== 'number' || !Number.isSafeInteger(o) || o < 0 || o > MAX_OFFSET) {
     throw invalidArgument('This cursor belongs to another list or filter: pass the nextCursor of the previous answer of this same call, or omit it.');
   }
   return { offset: o, limit: size };

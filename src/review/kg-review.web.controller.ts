@@ -16,6 +16,7 @@ import { ServerTimingInterceptor } from '../admin/server-timing.interceptor.js';
 import { UndoService } from '../curation/undo.service.js';
 import { KgCalibrationService } from '../kg/kg-calibration.service.js';
 import { TriageService } from './triage.service.js';
+import { storableNumber } from '../common/real-numbers.js';
 import {
   entityHref, KG_BASE, options, percent, predicateOptions, proposalHref, REVIEW_CSS, REVIEW_SCRIPTS, safeReturn, showingUserErrors,
   typeOptions, userError, withParams,
@@ -113,7 +114,7 @@ export class KgReviewWebController {
       return;
     }
     const filterInput = readForm(ProposalFilterDto, Object.fromEntries(FILTER_FIELDS.map((f) => [f, fieldText(form, f) || undefined])));
-    const minConfidence = Number(fieldText(form, 'bulkMinConfidence'));
+    const minConfidence = storableNumber(Number(fieldText(form, 'bulkMinConfidence')));
     await this.act(res, back, form, async () => {
       if (!action) throw noAction();
       if (!filterInput.ok) throw ReviewErrors.invalid(filterInput.message);

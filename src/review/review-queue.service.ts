@@ -6,6 +6,7 @@ import {
   type QueueFilter, type QueueSort, type SortDirection,
 } from './proposals.repository.js';
 import { ID_PATTERN, ReviewErrors } from '../admin/review-errors.js';
+import { REAL_MIN } from '../common/real-numbers.js';
 import { NODE_EMBEDDING_HOOK, type NodeEmbeddingHook } from '../kg/review-hooks.js';
 import { signalWeight } from '../extractors/builtin/builtin.extractor.js';
 import { TriageRepository, type SimilarRejections } from './triage.repository.js';
@@ -202,6 +203,15 @@ export function encodeCursor(row: ProposalRow): string {
   return Buffer.from(JSON.stringify([row.sortValue, row.id])).toString('base64url');
 }
 
+/** A timestamp PostgreSQL reads as written: every field in its range (Date.parse rolls 2026-02-30 over to March). */
+function validTimestamp(value: string): boolean {
+  const [date, time] = value.split(/[ T]/);
+  const [y, mo, d] = date.split('-').map(Number);
+  const [h, mi, s] = time.slice(0, 8).split(':').map(Number);
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  return y >= 1 && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d && h <= 23 && mi <= 59 && s <= 59;
+}
+
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)?$/;
 
 /** A cursor must come from this sort (a cursor is opaque, but a hand-edited one gets a 400, never a 500). */
@@ -218,5 +228,8 @@ export function decodeCursor(text: string, sort: QueueSort): QueueCursor {
   if (typeof value !== 'string') throw bad;
   if (sort === 'age' ? !TIMESTAMP.test(value) : !/^-?\d+(\.\d+)?(e-?\d+)?$/i.test(value)) throw bad;
   if (sort === 'support' && !/^-?\d{1,9}$/.test(value)) throw bad;
+  // The shape is not enough: PostgreSQL casts the value (::real, ::timestamptz) and refuses 1e99 or month 13.
+  if (sort === 'age' && !validTimestamp(value)) throw bad;
+  if (sort === 'confidence' && !(Number(value) === 0 || (Number(value) >= REAL_MIN && Number(value) <= 1))) throw bad;
   return { value, id: parsed[1] };
 }

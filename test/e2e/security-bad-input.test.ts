@@ -273,6 +273,36 @@ describe('bad input over HTTP', () => {
       await admin.get(`/admin/knowledge-graph/ui/entities/${entity.id}?passages=99999999999999999999`).expect(200);
     });
 
+    it('takes numbers too close to zero for PostgreSQL\'s real as 0, and refuses cursors and scopes it cannot read, never with a 5xx', async () => {
+      const tiny = [1e-46, 5e-324];
+      for (const n of tiny) {
+        await admin.get(`/admin/knowledge-graph/proposals?minConfidence=${n}&maxConfidence=${n}`).expect(200);
+        await admin.get(`/admin/knowledge-graph?maxConfidence=${n}`).expect(200);
+        const bulk = await admin.post('/admin/knowledge-graph/proposals/bulk').send({ action: 'reject', minConfidence: n, filter: { cluster: 'no-such-cluster' } });
+        expect(bulk.status, bulk.text.slice(0, 200)).toBe(200);
+      }
+      const imported = await admin.post('/admin/knowledge-graph/import').send({
+        mode: 'pending',
+        graph: { nodes: [{ id: 'n1', name: 'Tiny Confidence', type: 'concept', confidence: 1e-46 }, { id: 'n2', name: 'Tiny Weight', type: 'concept' }], edges: [{ source: 'n1', target: 'n2', predicate: 'uses', confidence: 1e-46, weight: 1e-46 }] },
+      });
+      expect(imported.status, imported.text.slice(0, 300)).toBe(200);
+      const [{ confidence }] = await t.dataSource.query(`SELECT confidence FROM kg_proposals WHERE name = 'Tiny Confidence'`);
+      expect(confidence).toBe(0);
+      // Cursors of the right shape that PostgreSQL would still refuse to cast: the 400 every bad cursor gets.
+      const cursor = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      for (const [sort, after] of [['confidence', ['1e99', '5']], ['confidence', ['1e-50', '5']], ['age', ['2026-13-45T99:99:99Z', '5']], ['age', ['2026-02-30 10:00:00', '5']]] as const) {
+        const res = await admin.get(`/admin/knowledge-graph/proposals?sort=${sort}&after=${cursor([...after])}`);
+        expect(res.status, `${sort} ${after[0]}: ${res.text.slice(0, 200)}`).toBe(400);
+        expect(res.body.message).toContain('cursor is not valid');
+      }
+      await admin.get(`/admin/knowledge-graph?sort=age&after=${cursor(['2026-13-45T99:99:99Z', '5'])}`).expect(400);
+      // An entity list page past bigint is a page past the end; a null scope is no scope.
+      await admin.get('/admin/knowledge-graph/ui/entities?page=99999999999999999999').expect(200);
+      const nullScope = await admin.post('/api/admin/kg/extract').send({ cluster: null, dryRun: true });
+      expect(nullScope.status, nullScope.text.slice(0, 200)).toBe(400);
+      expect(nullScope.body.message).toContain('exactly one of');
+    });
+
     it('answers malformed JSON, a wrong content type and invalid percent-encoding with 4xx', async () => {
       await author.post('/api/pages').set('Content-Type', 'application/json').send('{"title": "x", "body": ').expect(400);
       const res = await author.post('/api/pages').set('Content-Type', 'application/xml').send('<page/>');

@@ -59,6 +59,11 @@ describe('list cursors', () => {
     expect(third.nextCursor).toBeNull();
     expect(() => readCursor('letters', first.nextCursor!, 3)).toThrow(/belongs to another list/);
     expect(() => readCursor('numbers', 'garbage!', 3)).toThrow(/not one Kurate gave/);
+    // An offset no list reaches (1e20 is an integer, but no bigint) is refused like any cursor Kurate did not give.
+    const far = (o: number) => Buffer.from(JSON.stringify({ l: 'numbers', o })).toString('base64url');
+    expect(() => readCursor('numbers', far(1e20), 3)).toThrow(/belongs to another list/);
+    expect(() => readCursor('numbers', far(2 ** 53), 3)).toThrow(/belongs to another list/);
+    expect(readCursor('numbers', far(1_000_000), 3)).toEqual({ offset: 1_000_000, limit: 3 });
     expect(nextCursor('numbers', { offset: 0, limit: 3 }, 0, 7)).toBeNull();
   });
 });
