@@ -324,4 +324,19 @@ describe('frontmatterBeyondBounds', () => {
     expect(frontmatterBeyondBounds(`---\nk: ${'[{'.repeat(33)}\n---\n`)).toMatch(/deeper than 64 levels/);
     expect(frontmatterBeyondBounds(`---\n${'k: [[1], [2]]\n'.repeat(100)}---\n`)).toBeNull();
   });
+
+  it('refuses block collections nested deeper than 64 levels (compact entries, indentation), which parse without a bracket', () => {
+    expect(frontmatterBeyondBounds(`---\nx:\n  ${'- '.repeat(2000)}a\n---\n`)).toMatch(/deeper than 64 levels/);
+    expect(frontmatterBeyondBounds(`---\nx:\n  ${'- '.repeat(900)}a\n---\n`)).toMatch(/deeper than 64 levels/);
+    const indented = Array.from({ length: 100 }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n');
+    expect(frontmatterBeyondBounds(`---\n${indented} v\n---\n`)).toMatch(/deeper than 64 levels/);
+    // Ordinary lists and maps, and a nesting of 60 levels, pass.
+    expect(frontmatterBeyondBounds('---\ntags:\n  - a\n  - b\nnested:\n  deeper:\n    - - x\n      - y\n---\n')).toBeNull();
+    expect(frontmatterBeyondBounds(`---\nx:\n  ${'- '.repeat(60)}a\n---\n`)).toBeNull();
+  });
+
+  it('answers a nesting that still runs the parser out of stack with a reason a writer can read, not the stack overflow', () => {
+    expect(() => parseFrontmatter(`---\nx:\n  ${'- '.repeat(3000)}a\n---\n`)).toThrow(/nest too deeply to be read|Invalid frontmatter/);
+    expect(() => parseFrontmatter(`---\nx:\n  ${'- '.repeat(3000)}a\n---\n`)).not.toThrow(/call stack/);
+  });
 });

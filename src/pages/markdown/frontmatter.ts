@@ -94,6 +94,8 @@ function splitFrontmatter(source: string): { yaml: string | null; body: string }
 export const MAX_FRONTMATTER_CHARS = 32 * 1024;
 /** The deepest nesting of `[` and `{` a frontmatter block may have (YAML's parser recurses per level). */
 export const MAX_FRONTMATTER_NESTING = 64;
+/** The longest indentation (with leading `- ` entries) of a frontmatter line: 64 levels of two characters each. */
+const MAX_FRONTMATTER_INDENT = 2 * MAX_FRONTMATTER_NESTING;
 
 /**
  * Why a page's frontmatter is beyond what Kurate parses (its size, or its nesting of flow collections), or null when
@@ -106,11 +108,29 @@ export function frontmatterBeyondBounds(source: string): string | null {
   if (yaml.length > MAX_FRONTMATTER_CHARS) {
     return `The frontmatter is ${Math.ceil(yaml.length / 1024)} KB; a page's frontmatter may hold at most ${MAX_FRONTMATTER_CHARS / 1024} KB. Move long values into the page body.`;
   }
+  const tooDeep = `The frontmatter nests lists or maps deeper than ${MAX_FRONTMATTER_NESTING} levels.`;
   let depth = 0;
+  // Block collections nest by indentation and by compact entries (`- - - a`): a line's indentation plus its leading
+  // dashes grow by at least one character per level, so a bound on them bounds the nesting YAML's parser and its
+  // conversion recurse through (a list nested 2,000 levels this way ran them out of stack).
+  let lineStart = true;
+  let prefix = 0;
   for (let i = 0; i < yaml.length; i++) {
     const c = yaml.charCodeAt(i);
+    if (c === 0x0a) {
+      lineStart = true;
+      prefix = 0;
+      continue;
+    }
+    if (lineStart) {
+      if (c === 0x20 || c === 0x09 || (c === 0x2d && (yaml.charCodeAt(i + 1) === 0x20 || yaml.charCodeAt(i + 1) === 0x09))) {
+        if (++prefix > MAX_FRONTMATTER_INDENT) return tooDeep;
+        continue;
+      }
+      lineStart = false;
+    }
     if (c === 0x5b || c === 0x7b) {
-      if (++depth > MAX_FRONTMATTER_NESTING) return `The frontmatter nests lists or maps deeper than ${MAX_FRONTMATTER_NESTING} levels.`;
+      if (++depth > MAX_FRONTMATTER_NESTING) return tooDeep;
     } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
   }
   return null;
@@ -122,6 +142,8 @@ function parseYaml(yamlText: string): PageFrontmatter {
   const sourceLine = (offset: number) => lineCounter.linePos(offset).line + OPENING_FENCE_LINE;
 
   const [error] = doc.errors;
+  // The parser reports its own stack overflow as an error of the document: no reason a writer can use.
+  if (error && /call stack/i.test(error.message)) throw new FrontmatterError(OPENING_FENCE_LINE + 1, 'the values nest too deeply to be read');
   if (error) {
     const position = error.linePos?.[0];
     if (!position) throw new FrontmatterError(OPENING_FENCE_LINE, error.message);
@@ -162,7 +184,8 @@ function toPlainObject(doc: Document, firstLine: number): Record<string, unknown
   try {
     data = doc.toJS() as Record<string, unknown>;
   } catch (error) {
-    // yaml refuses alias bombs ("billion laughs") while converting.
+    // yaml refuses alias bombs ("billion laughs") while converting. A stack overflow says nothing a writer can use.
+    if (error instanceof RangeError) throw new FrontmatterError(firstLine, 'the values nest too deeply to be read');
     throw new FrontmatterError(firstLine, (error as Error).message);
   }
   const problem = unstorableValue(data);
