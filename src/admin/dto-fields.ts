@@ -11,7 +11,7 @@ export const MAX_REASON = 1000;
 
 export const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 export const emptyAsUndefined = ({ value }: { value: unknown }) => (typeof value === 'string' && value.trim() === '' ? undefined : typeof value === 'string' ? value.trim() : value);
-export const toBoolean = ({ value }: { value: unknown }) => (value === 'true' || value === 'on' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
+export { toBoolean } from '../common/dto-transforms.js';
 export const toId = ({ value }: { value: unknown }) => (typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : value);
 export const toOptionalId = ({ value }: { value: unknown }) => (value === '' || value === null ? undefined : toId({ value }));
 /** A number from a query or form string (or a JSON number), 0 when too close to zero for PostgreSQL (real-numbers.ts). */

@@ -246,6 +246,12 @@ describe('pages REST API', () => {
     it('renames: the old slug redirects and incoming links can be rewritten', async () => {
       await create('Target text', 'Old Name').expect(201);
       await create('Go to [[Old Name]] or [[old name|there]].', 'Pointer').expect(201);
+      // A yes-or-no field that is neither is refused, not read as "no" (it renamed without rewriting, silently).
+      for (const rewriteLinks of ['yes', 2, 'nope']) {
+        const refused = await author.post('/api/pages/old-name/rename').send({ title: 'New Name', rewriteLinks }).expect(400);
+        expect(refused.body.message).toMatch(/rewriteLinks/);
+      }
+      await t.http.get('/api/pages/old-name').expect(200);
       const renamed = await author.post('/api/pages/old-name/rename').send({ title: 'New Name', rewriteLinks: true }).expect(201);
       expect(renamed.body).toMatchObject({ slug: 'new-name', title: 'New Name', rewrittenPages: ['pointer'] });
       const pointer = await t.http.get('/api/pages/pointer').expect(200);

@@ -2,9 +2,9 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { TOKEN_SCOPES, type ApiTokenEntity, type TokenScope } from '../api-token.entity.js';
+import { toBoolean } from '../../common/dto-transforms.js';
 
 const trim = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-const toBoolean = ({ value }: { value: unknown }) => (value === 'true' || value === true ? true : value === 'false' || value === false ? false : value);
 
 export class CreateTokenDto {
   @ApiProperty({ example: 'laptop CLI', maxLength: 100, description: 'Tells your tokens apart.' })

@@ -2,13 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { MAX_VERSION } from '../version.pipe.js';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, Max, MinLength } from 'class-validator';
+import { toBoolean } from '../../common/dto-transforms.js';
 
 export const MAX_TITLE_LENGTH = 300;
 export const MAX_MESSAGE_LENGTH = 500;
 // The body limit proper is the request size limit (KURATE_MAX_BODY_BYTES); this bounds the text field itself.
 export const MAX_BODY_CHARS = 1_000_000;
 
-const toBoolean = ({ value }: { value: unknown }) => value === true || value === 'true' || value === 'on' || value === '1';
 
 export class CreatePageDto {
   @ApiPropertyOptional({ description: 'The page title; the frontmatter `title:` wins when present.', maxLength: MAX_TITLE_LENGTH })

@@ -2,13 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { POLICY_ACTIONS, type PolicyAction } from '../kg-cluster-policy.entity.js';
+import { toBoolean } from '../../common/dto-transforms.js';
 
 export const MAX_REASON_LENGTH = 1000;
 export const ESTIMATE_ACTIONS = ['include', 'exclude', 'clear'] as const;
 export type EstimateAction = (typeof ESTIMATE_ACTIONS)[number];
 
 const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
-const toBoolean = ({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value);
 const NOT_BLANK = /\S/;
 const REASON_MESSAGE = 'reason is required: say why, in a sentence (it goes to the audit trail)';
 
