@@ -4,6 +4,7 @@ import pg from 'pg';
 import { KurateConfig } from '../config/kurate-config.js';
 import { EMBEDDED_POSTGRES } from './embedded-postgres.js';
 import { NotificationBarrier } from './notification-barrier.js';
+import { queryInTurn } from './queries-in-turn.js';
 
 const RECONNECT_MS = 2_000;
 /** The LISTEN connection's application_name in pg_stat_activity. */
@@ -52,7 +53,7 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
     this.channels.set(channel, listeners);
     if (!first) return;
     if (this.pglite && this.started) this.unlisten.push(await this.pglite.listen(channel, (payload) => this.dispatch(channel, payload)));
-    else if (this.client) await this.client.query(`LISTEN ${channel}`);
+    else if (this.client) await queryInTurn(this.client, `LISTEN ${channel}`);
   }
 
   /** Resolves once every notification committed before the call has been handled here. */
@@ -107,7 +108,7 @@ export class DatabaseNotifications implements OnModuleInit, OnApplicationShutdow
     client.on('end', () => onLost());
     try {
       await client.connect();
-      for (const channel of this.channels.keys()) await client.query(`LISTEN ${channel}`);
+      for (const channel of this.channels.keys()) await queryInTurn(client, `LISTEN ${channel}`);
       this.client = client;
       this.connected = true;
       // Anything may have changed while nobody was listening.

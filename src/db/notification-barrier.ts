@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { queryInTurn } from './queries-in-turn.js';
 
 /**
  * "Have I heard every NOTIFY committed before now?" for a LISTEN connection. A notification reaches a listening
@@ -31,6 +32,6 @@ export class NotificationBarrier {
     const client = this.connection();
     // No connection: the caller's own "not listening" state already stops it trusting what it holds.
     if (!client) return;
-    await client.query('SELECT 1').catch(() => undefined);
+    await queryInTurn(client, 'SELECT 1').catch(() => undefined);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import pg from 'pg';
 import { KurateConfig } from '../config/kurate-config.js';
+import { queryInTurn } from '../db/queries-in-turn.js';
 import { JOB_SCHEMA } from './job-database.js';
 
 /** The lease connection's application_name in pg_stat_activity. */
@@ -93,7 +94,7 @@ export class JobLeases implements OnApplicationShutdown {
     try {
       const client = await this.connection();
       // One lock after the other, each waited for (lock_timeout), in a fixed order so that two takers never deadlock.
-      await client.query(`SELECT pg_advisory_lock(${LEASE_KEY('a')}) FROM (SELECT unnest($1::text[]) AS a ORDER BY 1) attempts`, [attempts]);
+      await queryInTurn(client, `SELECT pg_advisory_lock(${LEASE_KEY('a')}) FROM (SELECT unnest($1::text[]) AS a ORDER BY 1) attempts`, [attempts]);
       return new Set();
     } catch (error) {
       this.logger.warn(`Could not lease ${jobs.length} job(s): ${(error as Error).message}; handing them back`);
@@ -111,8 +112,7 @@ export class JobLeases implements OnApplicationShutdown {
     const client = this.client;
     if (!client) return;
     // pg_advisory_unlock of a lock not held only warns (and returns false).
-    await client
-      .query(`SELECT pg_advisory_unlock(${LEASE_KEY('a')}) FROM unnest($1::text[]) AS a`, [attempts])
+    await queryInTurn(client, `SELECT pg_advisory_unlock(${LEASE_KEY('a')}) FROM unnest($1::text[]) AS a`, [attempts])
       .catch((error: unknown) => this.logger.warn(`Could not release the lease of ${attempts.length} job(s): ${(error as Error).message}`));
   }
 
@@ -126,7 +126,8 @@ export class JobLeases implements OnApplicationShutdown {
     const client = await this.connection();
     // The candidates first (MATERIALIZED): no lock is tried for a row the other conditions would have dropped.
     const rows: OrphanedJob[] = (
-      await client.query(
+      await queryInTurn<OrphanedJob>(
+        client,
         `WITH candidates AS MATERIALIZED (
            SELECT j.name AS queue, j.id::text AS id, j.retry_count AS "retryCount", j.id::text || ':' || j.retry_count AS attempt
              FROM ${JOB_SCHEMA}.job j
