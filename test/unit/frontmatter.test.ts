@@ -166,6 +166,11 @@ describe('parseFrontmatter: known keys', () => {
     expect(parse('tags: solo\naliases: Other Name')).toEqual({ tags: ['solo'], aliases: ['Other Name'] });
   });
 
+  it('reads listed tags as inline #tags read: without a leading #, trimmed, no blank one, each once', () => {
+    expect(parse('tags: ["", "#draft", " spaced ", "##deep", "draft", "#"]')).toEqual({ tags: ['draft', 'spaced', 'deep'] });
+    expect(parse('tags: "#a, #b"')).toEqual({ tags: ['a', 'b'] });
+  });
+
   it('splits comma-separated tags', () => {
     expect(parse('tags: "a, b , ,c"')).toEqual({ tags: ['a', 'b', 'c'] });
     expect(parse('tags: ""')).toEqual({ tags: [] });

@@ -244,12 +244,13 @@ function asStringList(value: unknown, fail: Fail): string[] {
   return fail('must be a string or a list of strings');
 }
 
+/**
+ * Tags as inline `#tags` read: trimmed, without the `#` a writer may keep (`tags: ["#draft"]` is the tag `draft`),
+ * blanks dropped (an empty tag would be listed with a link to the tag index itself), each once.
+ */
 function asTags(value: unknown, fail: Fail): string[] {
-  if (typeof value !== 'string') return asStringList(value, fail);
-  return value
-    .split(',')
-    .map((tag) => tag.trim())
-    .filter((tag) => tag !== '');
+  const written = typeof value === 'string' ? value.split(',') : asStringList(value, fail);
+  return [...new Set(written.map((tag) => tag.trim().replace(/^#+/, '').trim()).filter((tag) => tag !== ''))];
 }
 
 function asClusters(value: unknown, fail: Fail): string | string[] {
