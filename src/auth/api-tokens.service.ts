@@ -89,7 +89,11 @@ export class ApiTokensService {
       throw new DomainException(DomainErrorCode.Forbidden, 'Only an admin may grant the metrics scope (it reads the operational metrics at /metrics).');
     }
     const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
-    if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt <= new Date())) {
+    // ISO 8601 has forms a JavaScript Date cannot read (week dates, 2027-W01-1; the basic format, 20270101T000000Z).
+    if (expiresAt && Number.isNaN(expiresAt.getTime())) {
+      throw new DomainException(DomainErrorCode.InvalidInput, `expiresAt "${input.expiresAt}" is not a date Kurate reads: write it as 2027-01-31 or 2027-01-31T18:00:00Z.`);
+    }
+    if (expiresAt && expiresAt <= new Date()) {
       throw new DomainException(DomainErrorCode.InvalidInput, 'expiresAt must be in the future.');
     }
     if (expiresAt && expiresAt.getTime() - Date.now() > MAX_LIFETIME_MS) {
