@@ -34,7 +34,18 @@ export function multipartReader(limits: UploadLimits): (request: Request, respon
   };
   const handler = multer(options).single(FILE_FIELD);
   return (request, response) =>
-    new Promise<void>((resolve, reject) => handler(request, response, (error: unknown) => (error ? reject(uploadProblemOf(error, limits)) : resolve())));
+    new Promise<void>((resolve, reject) =>
+      handler(request, response, (error: unknown) => {
+        if (error) return reject(uploadProblemOf(error, limits));
+        // A part with an empty file name (`filename=""`) is read as a text field: say what is missing, rather than
+        // let the route's validation answer that a field "file" should not exist.
+        const body = (request as UploadRequest).body as Record<string, unknown> | undefined;
+        if (!(request as UploadRequest).file && typeof body?.[FILE_FIELD] === 'string') {
+          return reject(new DomainException(DomainErrorCode.InvalidInput, `The file in the field "${FILE_FIELD}" came without a file name: send it with one (curl: -F "${FILE_FIELD}=@logo.png").`));
+        }
+        resolve();
+      }),
+    );
 }
 
 /** multer's and busboy's errors, as the clear 4xx a user can act on. */

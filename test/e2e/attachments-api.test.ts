@@ -90,6 +90,14 @@ describe('attachments over REST', () => {
     await upload(PNG, 'x.png', {}, reader).expect(403);
     await t.http.post('/api/attachments').attach('file', PNG, 'x.png').expect(401);
     await upload(PNG, 'x.png', { onConflict: 'sometimes' }).expect(400);
+    // A file part without a file name is a text field to multipart readers: the answer says what is missing.
+    const boundary = 'kurate-test-boundary';
+    const unnamed = await author
+      .post('/api/attachments')
+      .set('Content-Type', `multipart/form-data; boundary=${boundary}`)
+      .send(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename=""\r\nContent-Type: image/png\r\n\r\nbytes\r\n--${boundary}--\r\n`)
+      .expect(400);
+    expect(unnamed.body.message).toContain('came without a file name');
   });
 
   it('on a taken path: renames (default), replaces, or refuses (409)', async () => {
