@@ -30,6 +30,11 @@ export function invalidParams(body: unknown): { id: string | number; message: st
  * Replies are plain JSON, not an event stream: no tool here streams.
  */
 export async function answerMcpRequest(request: Request, response: Response, server: McpServer): Promise<void> {
+  // An empty batch is one Invalid Request error (JSON-RPC 2.0, "Batch"); the SDK answered it 202 with no body.
+  if (Array.isArray(request.body) && request.body.length === 0) {
+    response.status(400).json({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.InvalidRequest, message: 'Invalid Request: the batch is empty.' } });
+    return;
+  }
   const invalid = invalidParams(request.body);
   if (invalid) {
     // A JSON-RPC error answers a request, as the SDK's own errors do (HTTP 200, the error in the body).

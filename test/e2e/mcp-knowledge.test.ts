@@ -257,6 +257,9 @@ describe('/knowledge-mcp access', () => {
     expect(fine.error).toBeUndefined();
     expect(fine.result.isError ?? false).toBe(false);
     expect(fine.result.structuredContent.hits.length).toBeGreaterThan(0);
+    // An empty batch is one Invalid Request error, not a 202 with nothing in it.
+    const empty = await w.t.http.post('/knowledge-mcp').set('Authorization', `Bearer ${readerToken}`).set('Accept', 'application/json, text/event-stream').send([]).expect(400);
+    expect(empty.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: the batch is empty.' } });
   });
 
   it('answers GET and DELETE with 405: the server is stateless', async () => {
