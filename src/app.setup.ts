@@ -30,6 +30,24 @@ function utf8Only(_request: unknown, _response: unknown, body: Buffer, encoding:
   }
 }
 
+/**
+ * A form body must also decode: each `%XX` escape must be two hex digits and the escaped bytes UTF-8. Node's
+ * querystring keeps an escape it cannot decode as written, so `title=F9%ff` made a page titled `F9%ff`. Browsers
+ * never send such a form; a hand-made one gets the 400 of a body that cannot be read.
+ */
+function formEncodingOnly(request: unknown, response: unknown, body: Buffer, encoding: string): void {
+  utf8Only(request, response, body, encoding);
+  const text = body.toString('latin1');
+  if (!text.includes('%')) return;
+  for (const part of text.split(/[&=]/)) {
+    try {
+      decodeURIComponent(part.replace(/\+/g, ' '));
+    } catch {
+      throw Object.assign(new Error('The form is not valid: a percent escape in it is not two hex digits, or not UTF-8.'), { status: 400, type: 'encoding.invalid' });
+    }
+  }
+}
+
 /** Everything that makes the app what it is, shared by main.ts, the tests and the benchmarks. */
 export function configureApp(app: NestExpressApplication, config: KurateConfig): void {
   // First: every answer is counted and timed, static files and cached page views included.
@@ -38,7 +56,7 @@ export function configureApp(app: NestExpressApplication, config: KurateConfig):
   // `verify` goes to Express's parser as given: Nest only sets it itself for { rawBody: true }, which Kurate does not use.
   app.useBodyParser('json', { limit: config.http.maxBodyBytes, verify: utf8Only } as NestExpressBodyParserOptionsFor<'json'>);
   // Flat forms (extended: false): a form field cannot nest, so only JSON needs the depth limit of the input rules.
-  app.useBodyParser('urlencoded', { limit: config.http.maxBodyBytes, extended: false, verify: utf8Only } as NestExpressBodyParserOptionsFor<'urlencoded'>);
+  app.useBodyParser('urlencoded', { limit: config.http.maxBodyBytes, extended: false, verify: formEncodingOnly } as NestExpressBodyParserOptionsFor<'urlencoded'>);
   // NUL and nesting depth, for every text a request carries, before any route (docs/data-integrity.md).
   app.use(inputRules);
   app.useGlobalInterceptors(new InputRulesInterceptor(app.get(Reflector)));

@@ -324,6 +324,15 @@ describe('bad input over HTTP', () => {
       await author.get('/api/pages/bytes').expect(404);
       const form = await t.http.post('/login').set('Content-Type', 'application/x-www-form-urlencoded').send(Buffer.from('email=%FF%FE&password=%C3%28'));
       noServerError(form, 'form with invalid UTF-8');
+      // A form whose escapes do not decode is refused, not stored as written (a page titled "F9%ff").
+      for (const body of ['title=F9%ff&body=%ff%fe', 'title=Half%2&body=x', 'title=Bad%zz&body=x']) {
+        const res = await author.post('/page').type('form').send(body);
+        noServerError(res, body);
+        expect(res.status, `${body}: ${res.text.slice(0, 200)}`).toBe(400);
+        expect(res.text).toContain('percent escape');
+      }
+      await author.get('/api/pages/f9-ff').expect(404);
+      await author.post('/page').type('form').send('title=Percent%20Fine%20%E2%9C%93&body=100%25').expect((r) => expect(r.status).toBeLessThan(400));
     });
 
     it('renders deeply nested Markdown in bounded time', async () => {
