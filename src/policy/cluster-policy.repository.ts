@@ -27,10 +27,10 @@ export interface NewAuditEntry {
   details?: Record<string, unknown>;
 }
 
-/** All SQL over kg_cluster_policy and kg_policy_audit, plus the per-cluster page counts (read from pages). */
 /** A policy write that PostgreSQL aborted as a deadlock runs again at most this many times in all. */
 const WRITE_ATTEMPTS = 3;
 
+/** All SQL over kg_cluster_policy and kg_policy_audit, plus the per-cluster page counts (read from pages). */
 @Injectable()
 export class ClusterPolicyRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
