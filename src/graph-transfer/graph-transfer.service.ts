@@ -4,6 +4,8 @@ import type { RequestOrigin } from '../auth/users.service.js';
 import { uniqueAliases } from '../curation/curation.service.js';
 import { GraphTransferRepository, type ExportEdgeRow, type ExportNodeRow, type ImportNodeRow, type ImportProposalRow } from './graph-transfer.repository.js';
 import { ReviewErrors } from '../admin/review-errors.js';
+import { ImportEdgeDto, ImportNodeDto } from './dto/graph-transfer.dto.js';
+import { checkedGraphItems, nextTurn } from './graph-items.js';
 import { ReviewJournalRepository } from '../admin/review-journal.repository.js';
 import { edgeSignature, nodeSignature } from '../admin/review-signature.js';
 import { isEntityType, isPredicate, REVIEW_PREDICATES, REVIEW_TYPES, vocabularyKey } from '../admin/review-vocabulary.js';
@@ -43,6 +45,9 @@ export interface ImportEdgeInput {
   weight?: number;
   confidence?: number;
 }
+
+/** Nodes or edges matched per turn of the event loop (other requests' callbacks run in between). */
+const ITEMS_PER_TURN = 1_000;
 
 export interface ImportRequest {
   graph: { nodes: ImportNodeInput[]; edges?: ImportEdgeInput[] };
@@ -143,6 +148,11 @@ export class GraphTransferService {
    * or refused; edges whose endpoints are not accepted nodes of the file are refused. One undoable action.
    */
   async import(request: ImportRequest, origin: RequestOrigin): Promise<ImportReport> {
+    // Every node and edge validated first, a batch at a time (a large file must not hold the web thread).
+    const graph = {
+      nodes: await checkedGraphItems(ImportNodeDto, request.graph.nodes, 'nodes'),
+      edges: request.graph.edges ? await checkedGraphItems(ImportEdgeDto, request.graph.edges, 'edges') : undefined,
+    };
     const reason = request.reason?.trim() || null;
     if (request.mode === 'approved' && !reason) throw ReviewErrors.invalid('An import as approved needs a reason (it goes to the audit trail); or import as pending proposals.');
     const typeMap = checkedMap(request.typeMap, isEntityType, 'typeMap', REVIEW_TYPES);
@@ -150,19 +160,24 @@ export class GraphTransferService {
     const mapped = { types: {} as Record<string, string>, predicates: {} as Record<string, string> };
     const report: ImportReport = {
       mode: request.mode, dryRun: request.dryRun === true, actionId: null, summary: '',
-      nodes: { received: request.graph.nodes.length, accepted: 0, existing: 0, refused: [] },
-      edges: { received: request.graph.edges?.length ?? 0, accepted: 0, existing: 0, refused: [] },
+      nodes: { received: graph.nodes.length, accepted: 0, existing: 0, refused: [] },
+      edges: { received: graph.edges?.length ?? 0, accepted: 0, existing: 0, refused: [] },
       mapped,
     };
 
     // Nodes: a type of the vocabulary (or mapped onto it), one per id and per signature.
     const nodes = new Map<string, ImportNodeRow & { confidence: number }>();
     const bySignature = new Map<string, string>();
-    for (const n of request.graph.nodes) {
+    const refusedIds = new Set<string>();
+    for (const [i, n] of graph.nodes.entries()) {
+      if (i > 0 && i % ITEMS_PER_TURN === 0) await nextTurn();
       const name = n.name.normalize('NFC').replace(/\s+/gu, ' ').trim();
       const type = resolveTerm(n.type, isEntityType, typeMap, mapped.types);
-      const refuse = (why: string) => report.nodes.refused.push({ id: n.id, name, reason: why });
-      if (nodes.has(n.id) || report.nodes.refused.some((r) => r.id === n.id)) refuse('another node of this file has the same id');
+      const refuse = (why: string) => {
+        refusedIds.add(n.id);
+        report.nodes.refused.push({ id: n.id, name, reason: why });
+      };
+      if (nodes.has(n.id) || refusedIds.has(n.id)) refuse('another node of this file has the same id');
       else if (name === '') refuse('no name');
       else if (!type) refuse(`unknown type “${n.type}”: map it with typeMap (to one of ${REVIEW_TYPES.join(', ')})`);
       else {
@@ -195,7 +210,7 @@ export class GraphTransferService {
       // Edges: typed, a predicate of the list (or mapped), both endpoints accepted (or existing) nodes of the file.
       const edges: { source: ImportNodeRow; target: ImportNodeRow; predicate: string; weight: number; confidence: number }[] = [];
       const seen = new Set<string>();
-      (request.graph.edges ?? []).forEach((e, index) => {
+      const consider = (e: ImportEdgeInput, index: number) => {
         const refuse = (why: string) => report.edges.refused.push({ index, source: e.source, target: e.target, reason: why });
         if (e.kind !== undefined && e.kind !== 'typed') return refuse(`a ${e.kind} edge is derived from the pages, not imported`);
         const predicate = resolveTerm(e.predicate, isPredicate, predicateMap, mapped.predicates);
@@ -209,7 +224,11 @@ export class GraphTransferService {
         if (seen.has(key)) return refuse('the same edge appears earlier in this file');
         seen.add(key);
         edges.push({ source, target, predicate, weight: e.weight ?? 1, confidence: e.confidence ?? 1 });
-      });
+      };
+      for (const [index, e] of (graph.edges ?? []).entries()) {
+        if (index > 0 && index % ITEMS_PER_TURN === 0) await nextTurn();
+        consider(e, index);
+      }
 
       if (request.mode === 'pending') {
         const edgeStates = await this.transfer.signatureStates('edge', edges.map((e) => edgeSignature(e.source.signature, e.predicate, e.target.signature)), tx);

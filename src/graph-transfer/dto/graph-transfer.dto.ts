@@ -111,8 +111,7 @@ export class ImportGraphDto {
   @IsArray({ message: 'graph.nodes must be a list' })
   @ArrayMaxSize(50_000)
   @IsObject({ each: true, message: '$property must be a list of objects' })
-  @ValidateNested({ each: true })
-  @Type(() => ImportNodeDto)
+  // Each node is validated by the import itself, in batches (graph-items.ts): not here, all at once.
   nodes: ImportNodeDto[];
 
   @ApiPropertyOptional({ type: [ImportEdgeDto] })
@@ -120,8 +119,7 @@ export class ImportGraphDto {
   @IsArray({ message: 'graph.edges must be a list' })
   @ArrayMaxSize(200_000)
   @IsObject({ each: true, message: '$property must be a list of objects' })
-  @ValidateNested({ each: true })
-  @Type(() => ImportEdgeDto)
+  // As the nodes: validated by the import, in batches.
   edges?: ImportEdgeDto[];
 
   @Allow() format?: unknown;
