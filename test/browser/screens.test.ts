@@ -58,7 +58,9 @@ describe.skipIf(!HAS_CHROMIUM)('admin and author screens in a real browser', () 
     await shot(page, 'setup');
 
     await page.goto(`${t.baseUrl}/login`);
-    // Measured unfocused (the focused box has the focus colour).
+    // Measured unfocused (the focused box has the focus colour). The email box has autofocus, which the browser may
+    // apply after the load event (on a busy CI machine it came after the blur once): wait for it, then blur.
+    await page.waitForFunction(() => document.activeElement?.id === 'login-email', undefined, { timeout: 5000 }).catch(() => undefined);
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     const search = await inputLook(page, '#site-search');
     for (const selector of ['#login-email', '#login-password']) {
