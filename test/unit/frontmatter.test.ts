@@ -171,6 +171,22 @@ describe('parseFrontmatter: known keys', () => {
     expect(parse('tags: "#a, #b"')).toEqual({ tags: ['a', 'b'] });
   });
 
+  it('keeps what YAML wrote that JSON has no type for: sets as lists, ordered maps as objects, binary as base64, big integers as digits', () => {
+    expect(parse('s: !!set {a, b}\no: !!omap [x: 1, y: 2]\nbin: !!binary aGVsbG8=\nbig: 123456789012345678901234567890\nsmall: 42\nneg: -7')).toEqual({
+      s: ['a', 'b'],
+      o: { x: 1, y: 2 },
+      bin: 'aGVsbG8=',
+      big: '123456789012345678901234567890',
+      small: 42,
+      neg: -7,
+    });
+    // Aliases stay shared values; a value inside its own anchor is still refused.
+    expect(parse('a: &x [1, 2]\nb: *x')).toEqual({ a: [1, 2], b: [1, 2] });
+    expect(() => parseFrontmatter('---\na: &a {b: *a}\n---\n')).toThrow(/contains itself/);
+    // A NUL inside a set is found like any other.
+    expect(() => parseFrontmatter('---\ns: !!set {"a\\0b"}\n---\n')).toThrow(/NUL/);
+  });
+
   it('splits comma-separated tags', () => {
     expect(parse('tags: "a, b , ,c"')).toEqual({ tags: ['a', 'b', 'c'] });
     expect(parse('tags: ""')).toEqual({ tags: [] });

@@ -138,7 +138,7 @@ export function frontmatterBeyondBounds(source: string): string | null {
 
 function parseYaml(yamlText: string): PageFrontmatter {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true, lineCounter });
+  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true, lineCounter, intAsBigInt: true });
   const sourceLine = (offset: number) => lineCounter.linePos(offset).line + OPENING_FENCE_LINE;
 
   const [error] = doc.errors;
@@ -188,9 +188,46 @@ function toPlainObject(doc: Document, firstLine: number): Record<string, unknown
     if (error instanceof RangeError) throw new FrontmatterError(firstLine, 'the values nest too deeply to be read');
     throw new FrontmatterError(firstLine, (error as Error).message);
   }
+  try {
+    data = jsonSafe(data, new Map()) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof RangeError) throw new FrontmatterError(firstLine, 'the values nest too deeply to be read');
+    throw error;
+  }
   const problem = unstorableValue(data);
   if (problem) throw new FrontmatterError(firstLine, problem);
   return data;
+}
+
+/**
+ * The values as JSON holds them (the frontmatter is stored as JSON), without losing what YAML wrote: a set (`!!set`)
+ * becomes the list of its members and an ordered map (`!!omap`) an object, where JSON would have written `{}`; binary
+ * (`!!binary`) its base64 text, not `{"type":"Buffer",…}`; an integer beyond 2^53 its digits as text, not a rounded
+ * float (`123456789012345678901234567890` stayed `1.2345678901234568e+29`). `seen` keeps shared values (YAML aliases)
+ * shared, and a value that contains itself for unstorableValue to refuse.
+ */
+function jsonSafe(value: unknown, seen: Map<object, unknown>): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (value === null || typeof value !== 'object') return value;
+  const known = seen.get(value);
+  if (known !== undefined) return known;
+  if (value instanceof Uint8Array) {
+    const text = Buffer.from(value).toString('base64');
+    seen.set(value, text);
+    return text;
+  }
+  if (Array.isArray(value) || value instanceof Set) {
+    const list: unknown[] = [];
+    seen.set(value, list);
+    for (const item of value) list.push(jsonSafe(item, seen));
+    return list;
+  }
+  const object: Record<string, unknown> = {};
+  seen.set(value, object);
+  const entries = value instanceof Map ? [...value.entries()].map(([k, v]) => [String(k), v] as const) : Object.entries(value);
+  // defineProperty: a key named `__proto__` stays a key (an assignment would set the object's prototype).
+  for (const [key, child] of entries) Object.defineProperty(object, key, { value: jsonSafe(child, seen), enumerable: true, writable: true, configurable: true });
+  return object;
 }
 
 /**
