@@ -18,10 +18,6 @@ export interface LockoutPolicy {
 export class LoginAttemptsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  find(email: string): Promise<LoginAttemptEntity | null> {
-    return this.dataSource.manager.findOne(LoginAttemptEntity, { where: { email } });
-  }
-
   /**
    * Counts a try as a failure before its password is checked (concurrent tries all count), locking from the policy's
    * threshold on; `refused`: the account was locked already, and this try is neither counted nor checked (nor does it

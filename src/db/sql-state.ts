@@ -10,3 +10,17 @@ export function isTransientConflict(error: unknown): boolean {
   const state = sqlStateOf(error);
   return state === '40P01' || state === '40001';
 }
+
+/**
+ * Runs `work` (a whole transaction) again when PostgreSQL aborted it as a deadlock's or serialization failure's
+ * victim, at most `attempts` times in all: the run that follows reads what the winner committed.
+ */
+export async function againOnConflict<T>(attempts: number, work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= attempts || !isTransientConflict(error)) throw error;
+    }
+  }
+}

@@ -1,6 +1,7 @@
 import { plainToInstance, type ClassConstructor } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { ReviewErrors } from '../admin/review-errors.js';
+import { nextTurn } from '../common/next-turn.js';
 
 /**
  * Items checked per turn of the event loop. A graph file may hold 50,000 nodes and 200,000 edges (2 MB of JSON holds
@@ -9,9 +10,6 @@ import { ReviewErrors } from '../admin/review-errors.js';
  * milliseconds.
  */
 const BATCH = 500;
-
-/** Gives the event loop a turn (other requests' callbacks run) before the next batch. */
-export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function reasons(errors: ValidationError[]): string[] {
   return errors.flatMap((e) => [...Object.values(e.constraints ?? {}), ...reasons(e.children ?? [])]);

@@ -116,8 +116,10 @@ export class PagesRepository {
     return affected === 1;
   }
 
-  /** Where an imported page lives in its vault (migration 0023); a no-op when it is already recorded so. */
-  /** Sets the page's vault origin while it still has `expected`'s title and cluster (and is not in the trash). */
+  /**
+   * Where an imported page lives in its vault (migration 0023), set while the page still has `expected`'s title and
+   * cluster and is not in the trash; a no-op when it is already recorded so.
+   */
   async setVaultOrigin(
     id: string,
     vaultPath: string | null,

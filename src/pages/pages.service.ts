@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
-import { isTransientConflict, sqlStateOf } from '../db/sql-state.js';
+import { againOnConflict, sqlStateOf } from '../db/sql-state.js';
 import type { Actor } from '../auth/actor.js';
 import { aliasesOf, clustersOf, parseFrontmatter, tagsOf } from './markdown/frontmatter.js';
 import { parsePageSource } from './page-source.js';
@@ -293,13 +293,10 @@ export class PagesService {
    * the other did.
    */
   private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.writeOnce(linkKeys, work, touchedPages);
-      } catch (error) {
-        if (sqlStateOf(error) === PROGRAM_LIMIT_EXCEEDED) throw tooManyWords();
-        if (attempt >= MAX_WRITE_ATTEMPTS || !isTransientConflict(error)) throw error;
-      }
+    try {
+      return await againOnConflict(MAX_WRITE_ATTEMPTS, () => this.writeOnce(linkKeys, work, touchedPages));
+    } catch (error) {
+      throw sqlStateOf(error) === PROGRAM_LIMIT_EXCEEDED ? tooManyWords() : error;
     }
   }
 

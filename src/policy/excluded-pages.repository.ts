@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { ExclusionReason, PageFacts } from './inclusion-decision.js';
+import { holdPoliciesStill } from './cluster-policy.repository.js';
 
 /** What one reconciliation statement did. */
 export interface ReconcileBatchResult {
@@ -45,17 +46,6 @@ export class ExcludedPagesRepository {
   /** Re-decides every page of a cluster (and its sub-clusters) inside the caller's transaction (the estimate). */
   reconcileClusterIn(cluster: string, systemPagePattern: string | null, tx: EntityManager): Promise<ReconcileBatchResult> {
     return this.reconcile({ kind: 'cluster', cluster }, { afterId: null, limit: null, systemPagePattern }, tx);
-  }
-
-  /**
-   * Holds the policies still until the transaction ends, in a statement before the decision: a policy change in flight
-   * commits first and the decision reads it, or waits until this transaction has committed
-   * (ClusterPolicyRepository.writeTransaction). Without it, a save moving a page into a cluster while an admin
-   * excluded that cluster decided on the old policy, and the cluster's reconciliation, which looked for the page where
-   * it was before the save, missed it: the page stayed included. Decisions do not block each other (SHARE mode).
-   */
-  async holdPolicies(db: EntityManager): Promise<void> {
-    await db.query('LOCK TABLE kg_cluster_policy IN SHARE MODE');
   }
 
   async isExcluded(pageId: string, db: EntityManager = this.dataSource.manager): Promise<boolean> {
@@ -119,7 +109,7 @@ export class ExcludedPagesRepository {
       params.push(locked[0].ids ?? []);
     }
     // After the pages (which a save may hold, waiting for this same lock behind a policy write), and before deciding.
-    await this.holdPolicies(db);
+    await holdPoliciesStill(db);
     const rows: { last_id: string | null; scanned: number; now_included: string[]; now_excluded: string[]; included: string[] }[] = await db.query(
       `${DECISION_SQL(filter)}
        , removed AS (

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { ConfigError, KurateConfig } from '../config/kurate-config.js';
 import { PageSaveHooks, type PageSaveListener, type PageSavedEvent } from '../pages/page-save-hooks.js';
 import { ExcludedPagesRepository, type ReconcileBatchResult } from './excluded-pages.repository.js';
+import { nextTurn } from '../common/next-turn.js';
 
 /** Pages whose inclusion changed: extraction (a later module) enqueues newly included pages that were never read. */
 export interface InclusionChange {
@@ -55,7 +56,7 @@ export class PolicyReconciler implements PageSaveListener, OnModuleInit, OnAppli
 
   onApplicationBootstrap(): void {
     // Deferred so that main.ts gets to listen first; requests interleave with the batches.
-    this.startupRebuild = new Promise<void>((resolve) => setImmediate(resolve))
+    this.startupRebuild = nextTurn()
       .then(() => this.reconcileAll('start-up'))
       .catch((error: unknown) => {
         if (!this.stopping) this.logger.error(`Start-up reconciliation of kg_excluded_pages failed: ${(error as Error).message}`);
@@ -115,7 +116,7 @@ export class PolicyReconciler implements PageSaveListener, OnModuleInit, OnAppli
       await this.announce(batch);
       if (batch.lastId === null || batch.scanned < this.config.policy.reconcileBatchSize) break;
       afterId = batch.lastId;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     summary.elapsedMs = Date.now() - started;
     const level = summary.scanned > 1000 ? 'log' : 'debug';
