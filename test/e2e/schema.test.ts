@@ -23,6 +23,19 @@ describe('database schema', () => {
     expect(rows.map((r) => r.indexname)).toEqual(['kg_content_chunks_search_idx', 'pages_aliases_trgm_idx', 'pages_link_keys_idx', 'pages_tags_idx', 'pages_title_trgm_idx']);
   });
 
+  it("takes the pages' GIN entries straight into the index: no pending list for every save's link lookups to read", async () => {
+    const rows: { name: string; options: string[] | null }[] = await t.dataSource.query(
+      `SELECT c.relname AS name, c.reloptions AS options FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid JOIN pg_am a ON a.oid = c.relam
+        WHERE a.amname = 'gin' AND i.indrelid = 'pages'::regclass ORDER BY c.relname`,
+    );
+    expect(rows.map((r) => [r.name, r.options])).toEqual([
+      ['pages_aliases_trgm_idx', ['fastupdate=off']],
+      ['pages_link_keys_idx', ['fastupdate=off']],
+      ['pages_tags_idx', ['fastupdate=off']],
+      ['pages_title_trgm_idx', ['fastupdate=off']],
+    ]);
+  });
+
   it('has the search indexes: term statistics in impact order, and an HNSW index for the embedder made at start', async () => {
     const rows: { indexname: string; indexdef: string }[] = await t.dataSource.query(
       `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND (tablename = 'page_search_terms' OR indexdef LIKE '%USING hnsw%') ORDER BY indexname`,
