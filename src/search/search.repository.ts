@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { LRUCache } from 'lru-cache';
 import type { PageLink } from './linked-slots.js';
 import { preparedQuery } from '../db/prepared-query.js';
 
@@ -127,6 +128,9 @@ const QUERY_TERMS = (words: string, expansions: string) => `SELECT x.lexeme, max
  * The statements every search runs are prepared statements of their connection (src/db/prepared-query.ts): parsing
  * and planning them again on each search was a sixth of their database time (bench/RESULTS.md, 2026-12-04).
  */
+/** A word's lexemes under PostgreSQL's `english` configuration (SearchRepository.wordsOfLexemes). */
+const lexemesOfWord = new LRUCache<string, string[]>({ max: 20_000 });
+
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -228,16 +232,26 @@ export class SearchRepository {
 
   /**
    * Which of the reader's words each lexeme comes from (the first word that gives it), so that "why this result"
-   * shows `configuring`, not `configur`.
+   * shows `configuring`, not `configur`. A word's lexemes depend on nothing but the word (PostgreSQL's `english`
+   * configuration), so they are kept in process (a bounded LRU): readers' words repeat, and a search that explains
+   * itself sent this statement every time.
    */
   async wordsOfLexemes(words: string[]): Promise<Map<string, string>> {
-    if (words.length === 0) return new Map();
-    const rows: { lexeme: string; word: string }[] = await this.dataSource.query(
-      `SELECT DISTINCT ON (u.lexeme) u.lexeme, t.word FROM unnest($1::text[]) WITH ORDINALITY t(word, i)
-         CROSS JOIN LATERAL unnest(to_tsvector('english', t.word)) u ORDER BY u.lexeme, t.i`,
-      [words],
-    );
-    return new Map(rows.map((r) => [r.lexeme, r.word]));
+    const unknown = [...new Set(words.filter((w) => !lexemesOfWord.has(w)))];
+    if (unknown.length > 0) {
+      const rows: { word: string; lexemes: string[] }[] = await preparedQuery(
+        this.dataSource,
+        `SELECT t.word, ARRAY(SELECT u.lexeme FROM unnest(to_tsvector('english', t.word)) u ORDER BY u.lexeme) AS lexemes
+           FROM unnest($1::text[]) AS t(word)`,
+        [unknown],
+      );
+      for (const row of rows) lexemesOfWord.set(row.word, row.lexemes);
+    }
+    const wordOf = new Map<string, string>();
+    for (const word of words) {
+      for (const lexeme of lexemesOfWord.get(word) ?? []) if (!wordOf.has(lexeme)) wordOf.set(lexeme, word);
+    }
+    return wordOf;
   }
 
   /**
@@ -314,18 +328,24 @@ export class SearchRepository {
 
   /**
    * The Page Graph's links from these pages to live pages that pass the filters, with each target's inlink count
-   * (page_links is the Page Graph's own table; read here like `pages`, for ranking only).
+   * (page_links is the Page Graph's own table; read here like `pages`, for ranking only), and whether the target
+   * holds one of the query's words or of its expansions' that apply (`holdsWords`): a linked slot needs that or
+   * another reason, and asking it here spares the search a statement of its own.
    */
-  linksFrom(pageIds: string[], filters: SearchFilters): Promise<PageLink[]> {
+  linksFrom(pageIds: string[], filters: SearchFilters, words: string, expansions: readonly QueryExpansion[] = []): Promise<(PageLink & { holdsWords: boolean })[]> {
     if (pageIds.length === 0) return Promise.resolve([]);
-    const filter = pageFilterSql(filters, 2);
+    const filter = pageFilterSql(filters, 4);
     return preparedQuery(
       this.dataSource,
-      `SELECT DISTINCT l.from_page_id AS "fromId", l.resolved_page_id AS "toId",
-              (SELECT count(DISTINCT i.from_page_id) FROM page_links i WHERE i.resolved_page_id = l.resolved_page_id)::int AS inlinks
-         FROM page_links l JOIN pages p ON p.id = l.resolved_page_id
-        WHERE l.from_page_id = ANY ($1::uuid[]) AND l.resolved_page_id <> l.from_page_id AND p.deleted_at IS NULL AND ${filter.sql}`,
-      [pageIds, ...filter.params],
+      `WITH terms AS MATERIALIZED (${QUERY_TERMS('$2', '$3')}),
+            links AS MATERIALIZED (
+              SELECT DISTINCT l.from_page_id, l.resolved_page_id FROM page_links l JOIN pages p ON p.id = l.resolved_page_id
+               WHERE l.from_page_id = ANY ($1::uuid[]) AND l.resolved_page_id <> l.from_page_id AND p.deleted_at IS NULL AND ${filter.sql})
+       SELECT l.from_page_id AS "fromId", l.resolved_page_id AS "toId",
+              (SELECT count(DISTINCT i.from_page_id) FROM page_links i WHERE i.resolved_page_id = l.resolved_page_id)::int AS inlinks,
+              EXISTS (SELECT 1 FROM terms t JOIN page_search_terms pt ON pt.lexeme = t.lexeme AND pt.page_id = l.resolved_page_id) AS "holdsWords"
+         FROM links l`,
+      [pageIds, words, JSON.stringify(expansions), ...filter.params],
     );
   }
 

@@ -356,10 +356,11 @@ export class SearchService implements OnApplicationBootstrap {
     const linkedFrom = new Map<string, number[]>();
     if (slots > 0 && ranking.length > 0) {
       const ids = ranking.map((r) => r.key);
-      const candidates = linkedCandidates(ids, await this.repository.linksFrom(ids.slice(0, LINKING_HITS), filters), LINKING_HITS, LINKED_WINDOW);
+      const links = await this.repository.linksFrom(ids.slice(0, LINKING_HITS), filters, words, expansions);
+      const candidates = linkedCandidates(ids, links, LINKING_HITS, LINKED_WINDOW);
       const unwanted = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), excluded);
       // Only pages that share a word with the query (or its expansion) or that it names: a link alone is no answer.
-      const related = await this.repository.pagesWithWords(candidates.map((c) => c.pageId), words, expansions);
+      const related = new Set(links.filter((l) => l.holdsWords).map((l) => l.toId));
       // Or whose entity other pages describe in the query's words (approved knowledge: entity-context.ts).
       const kept = candidates.filter((c) => !unwanted.has(c.pageId) && (related.has(c.pageId) || named.has(c.pageId) || describedById.has(c.pageId))).slice(0, slots);
       for (const c of kept) linkedFrom.set(c.pageId, c.linkedFrom);

@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * What a reader's search costs in round trips to the database (issue 18 part 5: each statement costs the web process
+ * and the database a fixed price, whatever it reads). The search page explains every result, and a page of results
+ * may reserve slots for pages the best hits link to.
+ */
+describe('search: statements per search', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Lighthouse keeping', body: 'Keepers trim the lamp wick at dusk. See [[Fresnel lens]] and [[Harbour charts]].' }).expect(201);
+    await author.post('/api/pages').send({ title: 'Fresnel lens', body: 'A lens of rings that throws the lamp light far out to sea.' }).expect(201);
+    await author.post('/api/pages').send({ title: 'Harbour charts', body: 'Charts of the harbour mark every reef.' }).expect(201);
+    await author.post('/api/pages').send({ title: 'Wick trimming', body: 'A trimmed wick burns without smoke; keepers trim it at dusk.' }).expect(201);
+  });
+  afterAll(() => t?.close());
+
+  /** The statements one search of the reader's page sends through the data source. */
+  async function statementsOf(q: string): Promise<string[]> {
+    const query = vi.spyOn(t.dataSource, 'query');
+    try {
+      const page = await t.http.get('/search').query({ q }).expect(200);
+      expect(page.text).toContain('Lighthouse keeping');
+      return query.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : String((sql as { text: string }).text)).replace(/\s+/g, ' ').slice(0, 80));
+    } finally {
+      query.mockRestore();
+    }
+  }
+
+  it('asks the words of a page the hits link to with those links, and the lexemes of known words not again', async () => {
+    await statementsOf('lamp wick');
+    const again = await statementsOf('lamp wick');
+    // The lexical ranking, the links of the best hits (with whether their targets hold the words), the result cards.
+    expect(again, again.join('\n')).toHaveLength(3);
+    expect(again.some((s) => s.includes('to_tsvector') && s.includes('ORDINALITY'))).toBe(false);
+  });
+
+  it('explains which word each matched stem comes from, for words it has seen before and new ones alike', async () => {
+    const explained = async (q: string) => (await t.http.get('/api/search').query({ q, explain: 'true' }).expect(200)).body.hits as { slug: string; explain: { terms: { term: string; lexeme: string }[] } }[];
+    const first = await explained('keepers trimming');
+    const second = await explained('trimming keepers lamps');
+    for (const hits of [first, second]) {
+      const terms = hits.flatMap((h) => h.explain.terms);
+      expect(terms.length).toBeGreaterThan(0);
+      for (const term of terms) expect(['keepers', 'trimming', 'lamps']).toContain(term.term);
+      expect(terms.find((x) => x.lexeme === 'trim')?.term).toBe('trimming');
+    }
+    expect(second.flatMap((h) => h.explain.terms).some((x) => x.term === 'lamps')).toBe(true);
+  });
+});
