@@ -77,7 +77,8 @@ export class PagesApiController {
     return pageResponse(await this.pages.restore(slug));
   }
 
-  @Access('read')
+  // The trash holds what its authors took back: its text is for those who may restore it, not for every reader.
+  @Access('author')
   @Get('trash')
   async trash() {
     return { items: (await this.pages.listTrash()).map(pageResponse) };

@@ -291,7 +291,8 @@ export class PagesWebController {
     res.redirect(303, `/trash?notice=deleted&slug=${encodeURIComponent(slug)}`);
   }
 
-  @Access('read')
+  // The trash holds what its authors took back: its text is for those who may restore it, not for every reader.
+  @Access('author')
   @Get('trash')
   async trash(@Query('notice') notice: unknown, @Query('slug') slug: unknown, @Res() res: Response) {
     const items = await this.pages.listTrash();

@@ -263,7 +263,12 @@ describe('pages REST API', () => {
     it('moves a deleted page to the trash, breaks links to it, and restores it', async () => {
       await author.delete('/api/pages/wanted-thing').expect(204);
       await t.http.get('/api/pages/wanted-thing').expect(404);
-      expect((await t.http.get('/api/trash')).body.items.map((p: { slug: string }) => p.slug)).toContain('wanted-thing');
+      expect((await author.get('/api/trash').expect(200)).body.items.map((p: { slug: string }) => p.slug)).toContain('wanted-thing');
+      // What authors took back is not for every reader: its text is gone from every other route too.
+      await t.http.get('/api/trash').expect(401);
+      await (await t.as('reader')).get('/api/trash').expect(403);
+      await t.http.get('/trash').set('Accept', 'text/html').expect((res) => expect([302, 303, 401]).toContain(res.status));
+      await (await t.as('reader')).get('/trash').set('Accept', 'text/html').expect(403);
       expect((await t.http.get('/api/reports/wanted')).body.items.map((w: { targetKey: string }) => w.targetKey)).toContain('wanted-thing');
       const conflict = await create('new', 'Wanted Thing').expect(409);
       expect(conflict.body.code).toBe('page_in_trash');
