@@ -30,6 +30,11 @@ export interface Actor {
   tokenExpiresAt?: Date | null;
   /** When `via` is 'token': its scopes (`metrics` lets it scrape /metrics). */
   tokenScopes?: readonly string[];
+  /**
+   * When `via` is 'token': true when its scopes give it less than its owner's role (an admin's `read` token). Such a
+   * token was made to do less: it cannot create tokens or revoke any but itself.
+   */
+  tokenRestricted?: boolean;
 }
 
 export const ANONYMOUS: Actor = Object.freeze({ userId: null, name: 'anonymous', role: null, via: 'anonymous' as const });

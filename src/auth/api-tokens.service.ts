@@ -44,6 +44,11 @@ export class ApiTokensService {
   async create(input: NewTokenInput, origin: RequestOrigin): Promise<{ token: string; entity: ApiTokenEntity }> {
     const { actor } = origin;
     if (!actor.userId || !actor.role) throw new DomainException(DomainErrorCode.Unauthenticated, 'Log in to create an API token.');
+    // A token made to do less than its owner may (an admin's read token) must not mint others that outlive its
+    // revocation: its owner creates tokens after logging in, or with a token of their full role.
+    if (actor.tokenRestricted) {
+      throw new DomainException(DomainErrorCode.Forbidden, `This token acts as ${withArticle(actor.role)}, less than its owner's role: it cannot create tokens. Log in, or use a token with your full role.`);
+    }
     const scopes = TOKEN_SCOPES.filter((s) => (input.scopes ?? ['read']).includes(s));
     if (!roleAtLeast(actor.role, scopeCeiling(scopes))) {
       const who = actor.via === 'token' ? `This token acts as ${withArticle(actor.role)}: it` : withArticle(actor.role).replace(/^a/, 'A');
@@ -136,6 +141,10 @@ export class ApiTokensService {
       if (!token || (token.userId !== actor.userId && actor.role !== 'admin')) {
         throw new DomainException(DomainErrorCode.NotFound, 'There is no API token with this id.');
       }
+      // A token made to do less than its owner may revokes itself (`kurate logout`), never the owner's other tokens.
+      if (actor.tokenRestricted && token.id !== actor.tokenId) {
+        throw new DomainException(DomainErrorCode.Forbidden, `This token acts as ${withArticle(actor.role ?? 'reader')}, less than its owner's role: it can revoke only itself. Log in, or use a token with your full role.`);
+      }
       if (token.revokedAt) return token;
       // Two revocations at once: the second finds it revoked and changes nothing (neither the time nor the audit log).
       if (!(await this.tokens.revoke(id, tx))) return (await this.tokens.findById(id, tx))!;
@@ -154,14 +163,16 @@ export class ApiTokensService {
     if (!found || !user || found.revokedAt || user.disabledAt) return null;
     if (found.expiresAt && found.expiresAt <= new Date()) return null;
     await this.tokens.touch(found.id);
+    const role = lowerRole(user.role, scopeCeiling(found.scopes));
     return {
       userId: user.id,
       name: user.displayName,
-      role: lowerRole(user.role, scopeCeiling(found.scopes)),
+      role,
       via: 'token',
       tokenId: found.id,
       tokenExpiresAt: found.expiresAt,
       tokenScopes: found.scopes,
+      tokenRestricted: role !== user.role,
     };
   }
 }

@@ -120,6 +120,28 @@ describe('personal API tokens', () => {
     await createPage(author.token, 'Promoted Again').expect(201);
   });
 
+  it("lets a token made to do less than its owner revoke only itself, and create none", async () => {
+    // An admin's read token, leaked: it may read, and list its owner's tokens, but not cut off the owner's automation
+    // nor mint a token that survives its own revocation.
+    const { body: full } = await t.http.post('/api/tokens').set(bearer(admin.token)).send({ name: 'automation', scopes: ['admin'] }).expect(201);
+    const { body: readOnly } = await t.http.post('/api/tokens').set(bearer(admin.token)).send({ name: 'dashboard', scopes: ['read'] }).expect(201);
+    await t.http.get('/api/tokens').set(bearer(readOnly.token)).expect(200);
+    const revokeOther = await t.http.delete(`/api/tokens/${full.id}`).set(bearer(readOnly.token)).expect(403);
+    expect(revokeOther.body.message).toBe("This token acts as a reader, less than its owner's role: it can revoke only itself. Log in, or use a token with your full role.");
+    const mint = await t.http.post('/api/tokens').set(bearer(readOnly.token)).send({ name: 'minted', scopes: ['read'] }).expect(403);
+    expect(mint.body.message).toBe("This token acts as a reader, less than its owner's role: it cannot create tokens. Log in, or use a token with your full role.");
+    await t.http.get('/api/admin/users').set(bearer(full.token)).expect(200);
+    // `kurate logout` with such a token revokes it.
+    await t.http.delete(`/api/tokens/${readOnly.id}`).set(bearer(readOnly.token)).expect(204);
+    await t.http.get('/api/tokens').set(bearer(readOnly.token)).expect(401);
+    // A token of its owner's full role manages the owner's tokens, as the CLI does (`kurate token create`).
+    const { body: child } = await t.http.post('/api/tokens').set(bearer(full.token)).send({ name: 'child', scopes: ['read'] }).expect(201);
+    await t.http.delete(`/api/tokens/${child.id}`).set(bearer(full.token)).expect(204);
+    // A reader's read token is a reader's full role.
+    const { body: readersOwn } = await t.http.post('/api/tokens').set(bearer(reader.token)).send({ name: 'second' }).expect(201);
+    await t.http.delete(`/api/tokens/${readersOwn.id}`).set(bearer(reader.token)).expect(204);
+  });
+
   it("refuses a disabled user's tokens with 401, and accepts them again once enabled", async () => {
     const victim = await t.user('author');
     await t.http.post(`/api/admin/users/${victim.id}/disable`).set(bearer(admin.token)).expect(200);
