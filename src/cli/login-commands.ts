@@ -58,8 +58,9 @@ export function registerLoginCommands(program: Command): void {
       expiresAt: created.expiresAt,
       createdAt: created.createdAt,
     });
-    // Logging in again replaces the saved token: the old one should not live on unused.
-    if (previous && previous.tokenId !== created.id) await anonymous.withToken(created.token).delete(`/api/tokens/${previous.tokenId}`).catch(() => undefined);
+    // Logging in again replaces the saved token: the old one should not live on unused. It revokes itself, which any
+    // token may (a token scoped below its owner's role may revoke no other, and the old login may be another user's).
+    if (previous && previous.tokenId !== created.id) await anonymous.withToken(previous.token).delete(`/api/tokens/${previous.tokenId}`).catch(() => undefined);
     const expiry = created.expiresAt ? `until ${shortTime(created.expiresAt)} UTC` : 'with no expiry';
     console.log(`Logged in to ${anonymous.baseUrl} as ${created.userEmail} (scope ${created.scopes.join(',')}, ${expiry}). Token saved in ${file}.`);
     if (process.env.KURATE_TOKEN?.trim()) console.error('Note: KURATE_TOKEN is set, and wins over the saved login until you unset it.');
