@@ -53,11 +53,17 @@ describe.skipIf(!HAS_CHROMIUM)('attachments in a real browser', () => {
   it('never runs the script of an SVG: not as an image, not framed, not opened directly', async () => {
     const page = await browser.tab();
     watchDialogs(page);
+    const downloadsOnOpen: string[] = [];
+    const onDownload = (d: { suggestedFilename(): string }) => downloadsOnOpen.push(d.suggestedFilename());
+    page.on('download', onDownload);
     await page.goto(`${t.baseUrl}/page/hostile-picture`);
     const image = page.locator('.page-body img.file-embed-image');
     // The image itself shows (an <img> never runs script).
     await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(40);
-    expect(await page.locator('.page-body iframe').count()).toBe(1);
+    // The author's own frame is dropped: framing a file of the wiki made every visitor download it, unasked.
+    expect(await page.locator('.page-body iframe').count()).toBe(0);
+    expect(downloadsOnOpen).toEqual([]);
+    page.off('download', onDownload);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'attachments-hostile-svg.png'), fullPage: true });
     // Opened directly (the link, or typing the address), it is a download, never a document of the wiki's origin.
     const download = page.waitForEvent('download');

@@ -14,7 +14,7 @@ export const OBSIDIAN_XSS_PAYLOADS: string[] = [
   `$<img src=x onerror=alert(1)>$`,
   `$$</math><img src=x onerror=alert(1)>$$`,
   `$\\text{<script>alert(1)</script>}$`,
-  `<span class="kmath-x-0"></span> and $x$`,
+  `<span class="kslot-x-0"></span> and $x$`,
   `#<img src=x onerror=alert(1)>`,
   `#tag"><script>alert(1)</script>`,
   `#a"onmouseover="alert(1)`,

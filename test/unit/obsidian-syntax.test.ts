@@ -128,8 +128,8 @@ describe('math', () => {
   });
 
   it('never takes a placeholder the author wrote for a formula', () => {
-    const out = html('<span class="kmath-x-0"></span> $x$');
-    expect(out).toMatch(/^<p><span class="kmath-x-0"><\/span> <span class="math math-inline">/);
+    const out = html('<span class="kslot-x-0"></span> $x$');
+    expect(out).toMatch(/^<p><span class="kslot-x-0"><\/span> <span class="math math-inline">/);
     expect(out.match(/<math/g)).toHaveLength(1);
   });
 });

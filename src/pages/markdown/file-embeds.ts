@@ -1,6 +1,6 @@
 import type { Env, MarkdownIt, StateCore, Token } from 'markdown-it';
-import type sanitizeHtml from 'sanitize-html';
 import { isAttachmentTarget } from '../../extractors/attachments.js';
+import type { TrustedHtmlEnv, TrustedHtmlSlots } from './trusted-html.js';
 import { createMarkdownParser, wikilinkOf } from './wikilinks.js';
 
 /** A stored file a reference reached (src/attachments/ resolves them; the renderer only prints them). */
@@ -114,7 +114,7 @@ function referenceOf(token: Token): FileReference | null {
  */
 export function fileEmbedsPlugin(md: MarkdownIt): void {
   md.core.ruler.after('inline', 'file_embeds', placeFiles);
-  md.renderer.rules.file_embed = (tokens, idx) => renderFileEmbed(tokens[idx].meta as unknown as FileEmbedMeta);
+  md.renderer.rules.file_embed = (tokens, idx, _options, env) => renderFileEmbed(tokens[idx].meta as unknown as FileEmbedMeta, (env as TrustedHtmlEnv | undefined)?.trusted);
   md.renderer.rules.file_link = (tokens, idx) => renderFileLink(tokens[idx].meta as unknown as FileLinkMeta);
   md.renderer.rules.file_missing = (tokens, idx) =>
     `<span class="file-missing">📎 ${escapeHtml(String((tokens[idx].meta as { target: string }).target))}</span>`;
@@ -186,7 +186,7 @@ function altAndSize(written: string | null, fallbackAlt: string): { alt: string;
   return { alt: alt || fallbackAlt, width: size[1], height: size[2] ?? null };
 }
 
-function renderFileEmbed({ file, fragment, alt, width, height }: FileEmbedMeta): string {
+function renderFileEmbed({ file, fragment, alt, width, height }: FileEmbedMeta, trusted: TrustedHtmlSlots | undefined): string {
   const name = baseName(file.path);
   const kind = embedKindOf(file.mediaType);
   const size = `${width ? ` width="${width}"` : ''}${height ? ` height="${height}"` : ''}`;
@@ -197,8 +197,11 @@ function renderFileEmbed({ file, fragment, alt, width, height }: FileEmbedMeta):
     case 'pdf': {
       // `![[doc.pdf#page=3]]` opens the viewer on that page.
       const page = fragment && /^page=\d+$/.test(fragment) ? `#${fragment}` : '';
-      return `<iframe class="file-embed file-embed-pdf" src="${url}${page}" title="${escapeHtml(name)}"></iframe>` +
-        `<a class="file-embed-caption" href="${url}">${escapeHtml(name)}</a>`;
+      const caption = `<a class="file-embed-caption" href="${url}">${escapeHtml(name)}</a>`;
+      // The frame passes the sanitiser only in a slot of this render; without one (no sanitising renderer) the
+      // caption's link stands alone.
+      if (!trusted) return caption;
+      return trusted.placeholder(`<iframe class="file-embed file-embed-pdf" src="${url}${page}" title="${escapeHtml(name)}"></iframe>`) + caption;
     }
     case 'audio':
       return `<audio class="file-embed file-embed-audio" src="${url}" controls preload="metadata"></audio>`;
@@ -213,19 +216,18 @@ function renderFileLink({ file, label }: FileLinkMeta): string {
   return `<a class="wikilink file-link" href="${escapeHtml(file.url)}">${escapeHtml(label)}</a>`;
 }
 
-/** What the sanitiser must let through for embedded files (merged into the renderer's options). */
+/**
+ * What the sanitiser must let through for embedded files (merged into the renderer's options). No frame: an author's
+ * raw <iframe> is dropped whatever its address (one at a file of the wiki made every visitor download it); the PDF
+ * viewer's frame is the renderer's own and passes in a trusted slot.
+ */
 export const FILE_EMBED_SANITIZE = {
-  tags: ['iframe', 'audio', 'video'],
+  tags: ['audio', 'video'],
   attributes: {
     img: ['class'],
-    iframe: ['src', 'title', 'class'],
     audio: ['src', 'controls', 'preload', 'class'],
     video: ['src', 'controls', 'preload', 'class', 'width', 'height'],
   } satisfies Record<string, string[]>,
-  // Only the wiki's own files may be framed (an author's raw <iframe> pointing anywhere else is dropped).
-  allowedIframeHostnames: [] as string[],
-  allowIframeRelativeUrls: true,
-  exclusiveFilter: (frame: sanitizeHtml.IFrame): boolean => frame.tag === 'iframe' && !(frame.attribs.src ?? '').startsWith('/files/'),
 };
 
 /** `12 KB`, `3.4 MB`: a file's size for people. */

@@ -1,10 +1,11 @@
 import type { Env, MarkdownIt, RendererRule, StateCore, Token } from 'markdown-it';
 import sanitizeHtml from 'sanitize-html';
-import { MathSlots, OBSIDIAN_ALLOWED_ATTRIBUTES, OBSIDIAN_ALLOWED_TAGS, obsidianHeadingSyntax, obsidianSyntax, obsidianTransforms, stripComments, type ObsidianEnv } from './obsidian-syntax.js';
+import { OBSIDIAN_ALLOWED_ATTRIBUTES, OBSIDIAN_ALLOWED_TAGS, obsidianHeadingSyntax, obsidianSyntax, obsidianTransforms, stripComments, type ObsidianEnv } from './obsidian-syntax.js';
 import { linkTitle, slugify } from './slug.js';
 import { renderTransclusion, type Transclusion } from './transclusion.js';
 import { createMarkdownParser, markdownLinkAt, wikilinkOf, type ParsedLink } from './wikilinks.js';
 import { FILE_EMBED_SANITIZE, fileEmbedsPlugin, type ResolveFile } from './file-embeds.js';
+import { TrustedHtmlSlots } from './trusted-html.js';
 
 export interface ResolvedTarget {
   slug: string;
@@ -57,7 +58,6 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   allowedAttributes: mergeAttributes(OBSIDIAN_ALLOWED_ATTRIBUTES, {
     a: ['href', 'title', 'class', 'rel', 'id'],
     img: ['src', 'alt', 'title', 'width', 'height', ...FILE_EMBED_SANITIZE.attributes.img],
-    iframe: FILE_EMBED_SANITIZE.attributes.iframe,
     audio: FILE_EMBED_SANITIZE.attributes.audio,
     video: FILE_EMBED_SANITIZE.attributes.video,
     ...Object.fromEntries(HEADINGS.map((heading) => [heading, ['id']])),
@@ -68,9 +68,6 @@ const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
   }),
   allowedSchemes: ['http', 'https', 'mailto'],
   allowedSchemesByTag: {},
-  allowedIframeHostnames: FILE_EMBED_SANITIZE.allowedIframeHostnames,
-  allowIframeRelativeUrls: FILE_EMBED_SANITIZE.allowIframeRelativeUrls,
-  exclusiveFilter: FILE_EMBED_SANITIZE.exclusiveFilter,
   transformTags: { ...obsidianTransforms(), a: markExternalLink, th: alignmentAsClass, td: alignmentAsClass },
 };
 
@@ -125,10 +122,10 @@ export class MarkdownRenderer {
 
   /** Renders a page body (frontmatter already removed) to sanitised HTML plus its h2–h4 outline. */
   render(body: string, resolve: ResolveLink, options: RenderOptions = {}): RenderedMarkdown {
-    const env: RenderEnv = { resolve, math: new MathSlots(), transclusion: options.transclusion, resolveFile: options.resolveFile ?? (() => null) };
+    const env: RenderEnv = { resolve, trusted: new TrustedHtmlSlots(), transclusion: options.transclusion, resolveFile: options.resolveFile ?? (() => null) };
     const tokens = this.md.parse(stripComments(body), env);
     const html = this.md.renderer.render(tokens, this.md.options, env);
-    return { html: env.math!.restore(sanitizeHtml(html, SANITIZE_OPTIONS)), toc: tableOfContents(tokens) };
+    return { html: env.trusted!.restore(sanitizeHtml(html, SANITIZE_OPTIONS)), toc: tableOfContents(tokens) };
   }
 
   /** An embedded excerpt's HTML, unsanitised (the page it lands in is sanitised whole), in an env of its own. */

@@ -1,6 +1,5 @@
 /// <reference path="./markdown-it-plugins.d.ts" />
 // (The reference lets a module that imports this one compile on its own: the worker threads' modules, test/support/cli.ts.)
-import { randomBytes } from 'node:crypto';
 import katex from 'katex';
 import markdownit, { type MarkdownIt, type RendererRule, type StateCore, type StateInline, type Token } from 'markdown-it';
 import footnote from 'markdown-it-footnote';
@@ -9,6 +8,7 @@ import callouts from 'markdown-it-obsidian-callouts';
 import texmath from 'markdown-it-texmath';
 import type sanitizeHtml from 'sanitize-html';
 import { parseFrontmatter } from './frontmatter.js';
+import type { TrustedHtmlEnv } from './trusted-html.js';
 
 /**
  * Obsidian's Markdown on top of CommonMark: callouts (folding as <details>), ==highlights==, footnotes, task lists and
@@ -135,27 +135,8 @@ function lineBreaksOf(text: string): string {
 // The plugins
 // ---------------------------------------------------------------------------------------------------------------
 
-/** What the renderer keeps in markdown-it's env for this syntax. */
-export interface ObsidianEnv {
-  /** KaTeX's output, put back after sanitising (it is generated, never the author's HTML). */
-  math?: MathSlots;
-}
-
-export class MathSlots {
-  readonly html: string[] = [];
-  // Unguessable, so that no author can write a slot of their own.
-  readonly nonce = randomBytes(9).toString('base64url').replace(/[^A-Za-z0-9]/g, 'x');
-
-  placeholder(html: string): string {
-    return `<span class="kmath-${this.nonce}-${this.html.push(html) - 1}"></span>`;
-  }
-
-  /** Puts the formulas back into sanitised HTML. */
-  restore(html: string): string {
-    if (this.html.length === 0) return html;
-    return html.replace(new RegExp(`<span class="kmath-${this.nonce}-(\\d+)"></span>`, 'g'), (_m, i: string) => this.html[Number(i)] ?? '');
-  }
-}
+/** What the renderer keeps in markdown-it's env for this syntax: KaTeX's output waits in its trusted slots. */
+export type ObsidianEnv = TrustedHtmlEnv;
 
 // Math is written as MathML: browsers lay it out natively, without the inline styles KaTeX's HTML output needs
 // (the Content-Security-Policy allows none). trust: false keeps \href, \htmlClass and the like out.
@@ -179,7 +160,7 @@ export function obsidianSyntax(md: MarkdownIt): void {
   const renderMath = (display: boolean): RendererRule => (tokens, idx, _options, env) => {
     const math = renderFormula(tokens[idx].content, display);
     const html = display ? `<div class="math math-display">${math}</div>\n` : `<span class="math math-inline">${math}</span>`;
-    const slots = (env as ObsidianEnv | undefined)?.math;
+    const slots = (env as ObsidianEnv | undefined)?.trusted;
     return slots ? slots.placeholder(html) : escapeText(tokens[idx].content);
   };
   md.renderer.rules.math_inline = renderMath(false);
