@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { LRUCache } from 'lru-cache';
 import type { PageLink } from './linked-slots.js';
 import { preparedQuery } from '../db/prepared-query.js';
+import { MARK_END, MARK_START } from './snippets.js';
 
 /** BM25 parameters and the per-field boosts (the search vector weights title A, aliases and tags B, body C). */
 export interface LexicalRankerSettings {
@@ -308,7 +309,8 @@ export class SearchRepository {
 
   /**
    * For each card, the best of its candidate sentences for the words (ts_rank_cd, PostgreSQL's stemming) and the
-   * sentences around it with the matched words between ⟦ and ⟧ (the reader's words, as the text writes them).
+   * sentences around it with the matched words between MARK_START and MARK_END (the reader's words, as the text
+   * writes them).
    */
   async markSentences(sentences: { card: number; i: number; sentence: string; candidate: boolean }[], words: string): Promise<{ card: number; best: number; i: number; marked: string }[]> {
     if (sentences.length === 0) return [];
@@ -320,9 +322,9 @@ export class SearchRepository {
                       ORDER BY s.card, CASE WHEN q.anyq IS NULL THEN 0 ELSE ts_rank_cd(to_tsvector('english', s.sentence), q.anyq) END DESC, s.i)
        SELECT b.card, b.i AS best, s.i,
               CASE WHEN q.anyq IS NULL THEN s.sentence
-                   ELSE ts_headline('english', s.sentence, q.anyq, 'HighlightAll=true, StartSel=⟦, StopSel=⟧') END AS marked
+                   ELSE ts_headline('english', s.sentence, q.anyq, $3) END AS marked
          FROM best b JOIN s ON s.card = b.card AND s.i BETWEEN b.i - 3 AND b.i + 3 CROSS JOIN q`,
-      [JSON.stringify(sentences), words],
+      [JSON.stringify(sentences), words, `HighlightAll=true, StartSel=${MARK_START}, StopSel=${MARK_END}`],
     );
   }
 

@@ -19,7 +19,7 @@ import { SearchRepository, type LexicalHit, type QueryExpansion, type SearchFilt
 import { closedSpelling, compoundParts, querySynonymCandidates } from './query-synonyms.js';
 import { loadWordNetIndex } from '../common/wordnet.js';
 import { WordNetSynonyms } from './wordnet-synonyms.js';
-import { cachedSnippet, keepSnippet, snippetSource, snippetWindow } from './snippets.js';
+import { cachedSnippet, keepSnippet, MARK_END, MARK_START, snippetSource, snippetWindow } from './snippets.js';
 import { Metrics } from '../metrics/metrics.js';
 
 export interface SearchHit {
@@ -174,8 +174,8 @@ export const VECTOR_UNAVAILABLE = 'Meaning-based search is unavailable right now
 export function snippetToHtml(snippet: string): string {
   return snippet
     .replace(/[&<>"']/g, (c) => ESCAPES[c])
-    .replace(/⟦/g, '<mark>')
-    .replace(/⟧/g, '</mark>');
+    .replaceAll(MARK_START, '<mark>')
+    .replaceAll(MARK_END, '</mark>');
 }
 
 const pageUrl = (slug: string) => `/page/${encodeURIComponent(slug)}`;

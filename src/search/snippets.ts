@@ -7,6 +7,15 @@ import { plainText } from '../pages/markdown/plain-text.js';
  * marks the matched words; the window is the best sentence with its neighbours up to about SNIPPET_WORDS words.
  */
 export const SNIPPET_WORDS = 32;
+/**
+ * What the database puts around a matched word (ts_headline's StartSel and StopSel), turned into <mark> once the
+ * snippet is escaped: two code points of Unicode's private use area, which the sentences never hold (they are taken
+ * out of the text first). `⟦` and `⟧`, used before, are characters people write: a page holding them got <mark>s of
+ * its own in its snippets.
+ */
+export const MARK_START = '\uE000';
+export const MARK_END = '\uE001';
+const MARKS = /[\uE000\uE001]/g;
 // Sentences sent to the database per card: the ones sharing a word's first letters with the query, else the first.
 const MAX_CANDIDATES = 40;
 const LONG_SENTENCE_WORDS = 60;
@@ -84,12 +93,13 @@ export function sentencesOf(text: string): string[] {
   return text
     .split('\n')
     .flatMap((line) => line.split(/(?<=[.!?…])\s+(?=[\p{Lu}\p{N}"'(“‘])/u))
-    .map((sentence) => sentence.trim())
+    .map((sentence) => sentence.replace(MARKS, '').trim())
     .filter(Boolean);
 }
 
 /**
- * The snippet around the best sentence: `marked` holds the sentences the database marked (⟦word⟧), by index, the
+ * The snippet around the best sentence: `marked` holds the sentences the database marked (MARK_START, word,
+ * MARK_END), by index, the
  * best one and its neighbours. Sentences are added after the best one, then before it, while the window has room.
  */
 export function snippetWindow(source: SnippetSource, best: number, marked: Map<number, string>): string {
@@ -114,11 +124,11 @@ export function snippetWindow(source: SnippetSource, best: number, marked: Map<n
 function trimAroundMark(text: string): string {
   const words = text.split(/\s+/);
   if (words.length <= LONG_SENTENCE_WORDS) return text;
-  const at = Math.max(0, words.findIndex((w) => w.includes('⟦')));
+  const at = Math.max(0, words.findIndex((w) => w.includes(MARK_START)));
   const start = Math.max(0, at - 10);
   const cut = words.slice(start, start + SNIPPET_WORDS);
   // A cut must not leave a mark open.
   let joined = cut.join(' ');
-  if ((joined.match(/⟦/g) ?? []).length > (joined.match(/⟧/g) ?? []).length) joined += '⟧';
+  if (joined.split(MARK_START).length > joined.split(MARK_END).length) joined += MARK_END;
   return `${start > 0 ? '… ' : ''}${joined} …`;
 }

@@ -52,3 +52,21 @@ describe('search: statements per search', () => {
     expect(second.flatMap((h) => h.explain.terms).some((x) => x.term === 'lamps')).toBe(true);
   });
 });
+
+describe('search: snippets mark only the words that matched', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Bracket notes', body: 'zorblax ⟦everything after this⟧⟧⟧ and ⟦⟦⟦ unclosed, with \uE000 private \uE001 marks too.' }).expect(201);
+  });
+  afterAll(() => t?.close());
+
+  it('shows brackets a page writes as text, and marks the query word alone', async () => {
+    const { body } = await t.http.get('/api/search').query({ q: 'zorblax' }).expect(200);
+    expect(body.hits[0].snippetHtml).toBe('<mark>zorblax</mark> ⟦everything after this⟧⟧⟧ and ⟦⟦⟦ unclosed, with  private  marks too.');
+    const page = await t.http.get('/search').query({ q: 'zorblax' }).expect(200);
+    expect(page.text.match(/<mark>/g)).toHaveLength(1);
+  });
+});

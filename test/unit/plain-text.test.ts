@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { plainInline, plainText } from '../../src/pages/markdown/plain-text.js';
-import { sentencesOf, snippetSource, snippetWindow } from '../../src/search/snippets.js';
+import { MARK_END, MARK_START, sentencesOf, snippetSource, snippetWindow } from '../../src/search/snippets.js';
 
 describe('plainText: Markdown as a person reads it', () => {
   it('drops emphasis, link syntax and code fences, keeping their text', () => {
@@ -51,13 +51,17 @@ describe('snippets', () => {
     expect(snippetSource('Alpha. Beta.', 'zeta').candidates).toEqual([0]);
   });
 
+  it("keeps the database's match marks out of the sentences: a page cannot write a mark of its own", () => {
+    expect(sentencesOf(`Brackets ⟦like these⟧ stay. Marks ${MARK_START}do not${MARK_END}.`)).toEqual(['Brackets ⟦like these⟧ stay.', 'Marks do not.']);
+  });
+
   it('builds the window around the best sentence, with ellipses where text was left out', () => {
     const source = snippetSource(Array.from({ length: 12 }, (_v, i) => `Sentence number ${i} has six words.`).join(' '), 'number');
-    const marked = new Map([[5, 'Sentence ⟦number⟧ 5 has six words.']]);
+    const marked = new Map([[5, `Sentence ${MARK_START}number${MARK_END} 5 has six words.`]]);
     const window = snippetWindow(source, 5, marked);
     expect(window.startsWith('… ')).toBe(true);
     expect(window.endsWith(' …')).toBe(true);
-    expect(window).toContain('Sentence ⟦number⟧ 5 has six words.');
+    expect(window).toContain(`Sentence ${MARK_START}number${MARK_END} 5 has six words.`);
     expect(window.split(/\s+/).length).toBeLessThanOrEqual(50);
   });
 
