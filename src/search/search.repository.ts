@@ -124,14 +124,14 @@ const QUERY_TERMS = (words: string, expansions: string) => `SELECT x.lexeme, max
                             >= (e."whenRare"->>'pages')::int)))) x
                GROUP BY x.lexeme`;
 
+/** A word's lexemes under PostgreSQL's `english` configuration (SearchRepository.wordsOfLexemes). */
+const lexemesOfWord = new LRUCache<string, string[]>({ max: 20_000 });
+
 /**
  * The SQL of reader search: a BM25-like ranker over per-page term statistics, fuzzy titles (pg_trgm), result cards.
  * The statements every search runs are prepared statements of their connection (src/db/prepared-query.ts): parsing
  * and planning them again on each search was a sixth of their database time (bench/RESULTS.md, 2026-12-04).
  */
-/** A word's lexemes under PostgreSQL's `english` configuration (SearchRepository.wordsOfLexemes). */
-const lexemesOfWord = new LRUCache<string, string[]>({ max: 20_000 });
-
 @Injectable()
 export class SearchRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
