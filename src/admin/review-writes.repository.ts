@@ -129,7 +129,6 @@ export class ReviewWritesRepository {
     await tx.query(
       `UPDATE kg_review_batch b SET node_id = coalesce(b.into_node_id, ${RESOLVE('b.signature')}) WHERE b.kind = 'node'`,
     );
-    await j.before('kg_nodes', `t.id IN (${BATCH_NODES} AND node_id IS NOT NULL)`);
     const created: { id: string }[] = await tx.query(
       `INSERT INTO kg_nodes (signature, name, node_type, description, origin, created_by)
        SELECT DISTINCT ON (b.signature) b.signature, b.name, b.node_type, coalesce(b.description, ''), $2, $1
@@ -141,6 +140,10 @@ export class ReviewWritesRepository {
     const createdIds = created.map((r) => r.id);
     await j.created('kg_nodes', 't.id = ANY($1::bigint[])', [createdIds]);
     await tx.query(`UPDATE kg_review_batch b SET node_id = n.id FROM kg_nodes n WHERE b.kind = 'node' AND b.node_id IS NULL AND n.signature = b.signature`);
+    // The entities joined are recorded once they are known, not before the insert: one that another action created
+    // while this one read the signature free (its insert then found the row and did nothing) is joined too, and its
+    // aliases change below. The nodes created here are journaled as created already, and keep that record.
+    await j.before('kg_nodes', `t.id IN (${BATCH_NODES} AND node_id IS NOT NULL)`);
 
     // The extractor's name stays findable: as an alias, and its signature leads to the node. So do the other spellings
     // the pages used for it (the mentions' surfaces: `tags`, `Tag`, `web-clipper`) and the other names the extractor

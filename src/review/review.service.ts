@@ -99,7 +99,8 @@ export class ReviewService {
 
   approve(id: string, edits: ApprovalEdits, note: string | null, origin: RequestOrigin): Promise<ReviewOutcome> {
     return this.journal.transaction(async (tx) => {
-      const [row] = await this.lockOne(id, tx);
+      // A new name given here is a name this approval may create, like a stored one: locked with them.
+      const [row] = await this.lockOne(id, tx, edits.name?.trim() ? [edits.name.trim()] : []);
       const planned = await this.plan([row], new Map([[id, edits]]), tx, true);
       const main = planned.items.find((i) => i.proposalId === id)!;
       // A form may send the proposed values back unchanged: only a real difference counts as an edit.
@@ -223,15 +224,17 @@ export class ReviewService {
    * Before any proposal: the names of the entities they would approve (src/kg/variant-locks.ts). An extraction run of
    * a page that mentions one waits for this action, instead of deadlocking with it over the mentions and the
    * proposal, and then sees the entity (or the rejection) this action made; two bulk actions whose endpoints cross
-   * take turns on the names before they lock any endpoint proposal.
+   * take turns on the names before they lock any endpoint proposal. `editedNames`: the names an edit-then-approve
+   * gives instead (taken in the same statement, so the order stays fixed): an entity created by hand, another
+   * approval or a run that meets that name takes turns with this one, as they do for a stored name.
    */
-  private async lockEntityNames(ids: string[], tx: EntityManager): Promise<void> {
-    await lockNameVariants(await this.proposals.entityNamesOf(ids, tx), tx);
+  private async lockEntityNames(ids: string[], tx: EntityManager, editedNames: string[] = []): Promise<void> {
+    await lockNameVariants([...(await this.proposals.entityNamesOf(ids, tx)), ...editedNames], tx);
   }
 
   /** Locks one pending proposal, or says why it cannot be reviewed. */
-  private async lockOne(id: string, tx: EntityManager): Promise<ProposalRow[]> {
-    await this.lockEntityNames([id], tx);
+  private async lockOne(id: string, tx: EntityManager, editedNames: string[] = []): Promise<ProposalRow[]> {
+    await this.lockEntityNames([id], tx, editedNames);
     const rows = await this.proposals.lockPending([id], tx);
     const current = rows[0] ?? (await this.proposals.get(id, tx));
     if (!current || !(await this.proposals.isVisible(id, tx))) throw ReviewErrors.notFound(`Proposal ${id}`);
