@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { KgOrigin } from '../kg-tables/kg-origin.js';
-import type { ActionJournal } from './review-journal.repository.js';
+import { StaleReviewRead, type ActionJournal } from './review-journal.repository.js';
 import { returnedRows } from '../db/sql-rows.js';
 
 /** One proposal of an approval or rejection, with the admin's edits already applied. */
@@ -291,6 +291,28 @@ export class ReviewWritesRepository {
       [signatures],
     );
     return new Map(rows.filter((r) => r.id !== null).map((r) => [r.sig, r.id!]));
+  }
+
+  /**
+   * Which of these signatures lead to a node now, with those nodes locked (FOR KEY SHARE) until the action ends. A merge
+   * or a delete of one of them (each locks its entities FOR UPDATE first) then waits for this action, so the nodes an
+   * approval checks an edge's ends against (two different ones) are the nodes it writes the edge between: read without
+   * the lock, a merge of one end into the other that committed in between made the edge a self-loop (“B uses B”). A
+   * node merged away or deleted before its lock was granted is gone once it is, and an undo may have moved a
+   * signature meanwhile: the signatures are read again until every node they lead to is locked and they still lead
+   * there.
+   */
+  async lockResolvedSignatures(signatures: string[], tx: EntityManager): Promise<Map<string, string>> {
+    for (let round = 1; ; round++) {
+      const resolved = await this.resolveSignatures(signatures, tx);
+      const ids = [...new Set(resolved.values())];
+      const locked: { id: string }[] = ids.length === 0 ? [] : await tx.query('SELECT id FROM kg_nodes WHERE id = ANY($1::bigint[]) ORDER BY id FOR KEY SHARE', [ids]);
+      if (locked.length === ids.length) {
+        const now = await this.resolveSignatures(signatures, tx);
+        if (now.size === resolved.size && [...now].every(([sig, id]) => resolved.get(sig) === id)) return now;
+      }
+      if (round >= 5) throw new StaleReviewRead(`the nodes of signatures ${signatures.join(', ')} kept changing while they were locked`);
+    }
   }
 
   async rejectedSignatures(kind: 'node' | 'edge', signatures: string[], tx: EntityManager): Promise<Set<string>> {

@@ -261,7 +261,9 @@ export class ReviewService {
     if (edges.length === 0) return { items, skipped: [] };
 
     const endpointSigs = [...new Set(edges.flatMap((e) => [e.sourceSignature!, e.targetSignature!]))];
-    const resolved = await this.writes.resolveSignatures(endpointSigs, tx);
+    // The entities at the ends are locked as they are resolved: a merge of one into the other waits for this action
+    // (or has committed, and is what it reads), so the ends it checks below are the ends it writes.
+    const resolved = await this.writes.lockResolvedSignatures(endpointSigs, tx);
     const inBatch = new Map<string, PlannedItem>();
     for (const item of items) if (item.kind === 'node') inBatch.set(item.origSignature, item).set(item.signature!, item);
     const missing = endpointSigs.filter((s) => !resolved.has(s) && !inBatch.has(s));
@@ -269,7 +271,7 @@ export class ReviewService {
     // An endpoint whose proposal another admin approved while this action waited for its lock is an entity now (the
     // lock returned no pending row): it is read again, as it would be one action after the other.
     const lateSigs = missing.filter((sig) => !pendingEndpoints.some((row) => row.signature === sig));
-    for (const [sig, nodeId] of await this.writes.resolveSignatures(lateSigs, tx)) resolved.set(sig, nodeId);
+    for (const [sig, nodeId] of await this.writes.lockResolvedSignatures(lateSigs, tx)) resolved.set(sig, nodeId);
     // In the order the edges name them (source, then target), for the summary.
     pendingEndpoints.sort((x, y) => endpointSigs.indexOf(x.signature) - endpointSigs.indexOf(y.signature));
     for (const row of pendingEndpoints) {
@@ -365,9 +367,14 @@ export class ReviewService {
     await this.writes.markReviewed(j, 'approved', actor.name, note);
     const createdNodes = items.some((i) => i.kind === 'node') ? await this.writes.approveNodes(j, actor.name, 'extracted') : [];
     if (items.some((i) => i.kind === 'edge')) {
-      const unresolved = (await this.writes.resolveEdgeEndpoints(tx)).filter((e) => !e.sourceNodeId || !e.targetNodeId);
+      const endpoints = await this.writes.resolveEdgeEndpoints(tx);
+      const unresolved = endpoints.filter((e) => !e.sourceNodeId || !e.targetNodeId);
       // An endpoint planned as an entity was deleted since (by an action that committed meanwhile): decide again.
       if (unresolved.length > 0) throw new StaleReviewRead(`edge proposals without endpoints after planning: ${unresolved.map((e) => e.proposalId).join(', ')}`);
+      // Ends planned apart that are one node now (planning locks them, so this is only a safeguard): decide again,
+      // and planning refuses or skips the edge as one that would join an entity to itself.
+      const joined = endpoints.filter((e) => e.sourceNodeId === e.targetNodeId);
+      if (joined.length > 0) throw new StaleReviewRead(`edge proposals whose endpoints became one node after planning: ${joined.map((e) => e.proposalId).join(', ')}`);
       await this.writes.approveEdges(j, actor.name, 'extracted');
     }
     await this.embed(j, createdNodes);
