@@ -6,6 +6,7 @@ import { shareReviewLock } from '../db/kg-purge-lock.js';
 import { withProbePlans } from '../db/probe-plans.js';
 import { returnedRows } from '../db/sql-rows.js';
 import { sqlStateOf } from '../db/sql-state.js';
+import { selfLoopConflict } from './review-errors.js';
 import type { KgReviewActionEntity, ReviewActionKind } from './tables/kg-review-action.entity.js';
 import { JOURNALED_TABLES, type JournaledTable } from './tables/kg-review-journal.entity.js';
 
@@ -117,7 +118,8 @@ export class ReviewJournalRepository {
    * at once); run again, the second finds the first's row and answers as it would have one after the other (a 409
    * that names it), never a 500. So is one that wrote a row referring to an entity another action merged away or
    * deleted after this one had read it (an approval into an entity merged at that moment): run again, it finds the
-   * entity the merge kept, or none.
+   * entity the merge kept, or none. One that wrote an edge from an entity to itself (refused by the CHECK of
+   * migration 0032) is a 409, never a 500.
    */
   async transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -129,7 +131,7 @@ export class ReviewJournalRepository {
           return work(tx);
         });
       } catch (error) {
-        if (attempt >= 3 || !(RETRIED.has(sqlStateOf(error) ?? '') || error instanceof StaleReviewRead)) throw error;
+        if (attempt >= 3 || !(RETRIED.has(sqlStateOf(error) ?? '') || error instanceof StaleReviewRead)) throw selfLoopConflict(error) ?? error;
       }
     }
   }

@@ -5,6 +5,11 @@ export function sqlStateOf(error: unknown): string | undefined {
   return error instanceof QueryFailedError ? (error.driverError as { code?: string } | undefined)?.code : undefined;
 }
 
+/** The constraint a failed statement broke (a CHECK's, a unique index's…), or undefined. */
+export function violatedConstraintOf(error: unknown): string | undefined {
+  return error instanceof QueryFailedError ? (error.driverError as { constraint?: string } | undefined)?.constraint : undefined;
+}
+
 /** A deadlock (40P01) or a serialization failure (40001): the transaction PostgreSQL aborted may simply run again. */
 export function isTransientConflict(error: unknown): boolean {
   const state = sqlStateOf(error);

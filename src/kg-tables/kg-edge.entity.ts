@@ -12,6 +12,8 @@ export type KgEdgeKind = 'co_mention' | 'typed';
 @Check('kg_edges_origin_check', "origin IN ('extracted', 'manual', 'import')")
 // A co-mention is an unordered pair, stored from the smaller id to the larger (so (b, a) cannot join (a, b)).
 @Check('kg_edges_co_mention_order_check', "kind <> 'co_mention' OR source_node_id < target_node_id")
+// No edge joins a node to itself ("B uses B" says nothing; migration 0032).
+@Check('kg_edges_no_self_loop_check', 'source_node_id <> target_node_id')
 export class KgEdgeEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id: string;
