@@ -122,6 +122,18 @@ export class GraphTransferRepository {
     return states;
   }
 
+  /** The node each of these signatures leads to (its own, or one it was merged into or renamed to), where one does. */
+  async nodeIdsOf(signatures: string[], db: EntityManager): Promise<Map<string, string>> {
+    if (signatures.length === 0) return new Map();
+    const rows: { signature: string; id: string | null }[] = await db.query(
+      `SELECT s.sig AS signature, coalesce((SELECT n.id FROM kg_nodes n WHERE n.signature = s.sig),
+                                           (SELECT ns.node_id FROM kg_node_signatures ns WHERE ns.signature = s.sig))::text AS id
+         FROM unnest($1::text[]) AS s(sig)`,
+      [signatures],
+    );
+    return new Map(rows.filter((r) => r.id !== null).map((r) => [r.signature, r.id!]));
+  }
+
   /** Inserts pending proposals (no page support: they came from a file); a signature already pending is skipped. */
   async insertProposals(j: ActionJournal, rows: ImportProposalRow[], extractor: string): Promise<number> {
     if (rows.length === 0) return 0;
@@ -151,13 +163,7 @@ export class GraphTransferRepository {
       [JSON.stringify(rows), createdBy],
     );
     await j.created('kg_nodes', 't.id = ANY($1::bigint[])', [created.map((r) => r.id)]);
-    const ids: { signature: string; id: string }[] = await j.tx.query(
-      `SELECT s.sig AS signature, coalesce((SELECT n.id FROM kg_nodes n WHERE n.signature = s.sig),
-                                           (SELECT ns.node_id FROM kg_node_signatures ns WHERE ns.signature = s.sig))::text AS id
-         FROM unnest($1::text[]) AS s(sig)`,
-      [signatures],
-    );
-    return new Map(ids.filter((r) => r.id !== null).map((r) => [r.signature, r.id]));
+    return this.nodeIdsOf(signatures, j.tx);
   }
 
   /** Inserts approved typed edges (origin import); an edge already there is kept. Returns how many were new. */

@@ -207,9 +207,14 @@ export class GraphTransferService {
         }
       }
       report.nodes.accepted = newNodes.length;
+      // The entity each known node of the file is already: two of the file's nodes may be one (one was merged into the
+      // other, whose signature now leads to it), and an edge between them would join that entity to itself.
+      const entityOf = await this.transfer.nodeIdsOf([...nodes.values()].map((n) => n.signature), tx);
+      const oneEntity = (source: ImportNodeRow, target: ImportNodeRow, id: string) =>
+        `it joins a node to itself: “${source.name}” and “${target.name}” are one entity here (entity ${id})`;
 
       // Edges: typed, a predicate of the list (or mapped), both endpoints accepted (or existing) nodes of the file.
-      const edges: { source: ImportNodeRow; target: ImportNodeRow; predicate: string; weight: number; confidence: number }[] = [];
+      const edges: { index: number; source: ImportNodeRow; target: ImportNodeRow; predicate: string; weight: number; confidence: number }[] = [];
       const seen = new Set<string>();
       const consider = (e: ImportEdgeInput, index: number) => {
         const refuse = (why: string) => report.edges.refused.push({ index, source: e.source, target: e.target, reason: why });
@@ -221,10 +226,12 @@ export class GraphTransferService {
         if (!source) return refuse(`dangling: its source “${e.source}” is not an accepted node of this file`);
         if (!target) return refuse(`dangling: its target “${e.target}” is not an accepted node of this file`);
         if (source.signature === target.signature) return refuse('it joins a node to itself');
+        const entity = entityOf.get(source.signature);
+        if (entity !== undefined && entity === entityOf.get(target.signature)) return refuse(oneEntity(source, target, entity));
         const key = edgeSignature(source.signature, predicate, target.signature);
         if (seen.has(key)) return refuse('the same edge appears earlier in this file');
         seen.add(key);
-        edges.push({ source, target, predicate, weight: e.weight ?? 1, confidence: e.confidence ?? 1 });
+        edges.push({ index, source, target, predicate, weight: e.weight ?? 1, confidence: e.confidence ?? 1 });
       };
       for (const [index, e] of (graph.edges ?? []).entries()) {
         if (index > 0 && index % ITEMS_PER_TURN === 0) await nextTurn();
@@ -266,12 +273,19 @@ export class GraphTransferService {
       if (report.dryRun || (newNodes.length === 0 && edges.length === 0)) return report;
       const j = await this.journal.open(tx, 'import', origin.actor, null, 'importing');
       const ids = await this.transfer.insertNodes(j, newNodes.map(({ confidence: _c, ...n }) => n), [...nodes.values()].map((n) => n.signature), origin.actor.name);
+      // The ends again, by the nodes they lead to now (the edges are written between these): a merge that committed
+      // since they were read may have made two of them one.
+      const written = edges.filter((e) => {
+        if (ids.get(e.source.signature) !== ids.get(e.target.signature)) return true;
+        report.edges.refused.push({ index: e.index, source: e.source.key, target: e.target.key, reason: oneEntity(e.source, e.target, ids.get(e.source.signature)!) });
+        return false;
+      });
       const created = await this.transfer.insertEdges(
         j,
-        edges.map((e) => ({ source: ids.get(e.source.signature)!, target: ids.get(e.target.signature)!, predicate: e.predicate, weight: e.weight })),
+        written.map((e) => ({ source: ids.get(e.source.signature)!, target: ids.get(e.target.signature)!, predicate: e.predicate, weight: e.weight })),
         origin.actor.name,
       );
-      report.edges.existing = edges.length - created;
+      report.edges.existing = written.length - created;
       report.edges.accepted = created;
       report.summary = `Import as approved: ${report.nodes.accepted} new entit${report.nodes.accepted === 1 ? 'y' : 'ies'} and ${created} new edge${created === 1 ? '' : 's'} (${report.nodes.existing + report.edges.existing} already there), ${report.nodes.refused.length + report.edges.refused.length} refused (“${reason}”).`;
       return this.finish(j, report, reason, origin);
