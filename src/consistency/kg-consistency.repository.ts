@@ -108,6 +108,13 @@ const CHECKS: Record<InvariantName, CheckSql> = {
                              WHERE np.node_id = n.id AND p.status = 'approved')
             AND NOT EXISTS (SELECT 1 FROM kg_mentions m WHERE m.node_id = n.id))`),
 
+  // The CHECK of migration 0032 refuses these: this finds one where the constraint was dropped. Deleting an approved
+  // edge is an admin's decision (its provenance says which proposals it came from).
+  edges_without_self_loops: () => finding(`
+    SELECT format('edge %s (%s %s %s): %s, joins node %s to itself', e.id, n.name, e.predicate, n.name, e.kind, n.id) AS line, e.id AS ord
+      FROM kg_edges e JOIN kg_nodes n ON n.id = e.source_node_id
+     WHERE e.source_node_id = e.target_node_id`),
+
   mentions_named: ({ forms }) => finding(`
     SELECT format('page %s: the mention %s %s', p.slug, b.signature,
                   CASE WHEN b.node IS NOT NULL THEN format('names entity %s (%s) but is not linked to it', b.node, n.name)

@@ -10,6 +10,7 @@ export const INVARIANT_NAMES = [
   'provenance_approved',
   'derived_rows_grounded',
   'edges_to_merged_or_retired_nodes',
+  'edges_without_self_loops',
   'mentions_named',
   'co_mention_weights',
   'purged_cluster_rows',
@@ -60,6 +61,11 @@ export const INVARIANTS: readonly InvariantDefinition[] = [
   {
     name: 'edges_to_merged_or_retired_nodes',
     explanation: 'No edge touches a node that was merged into another, or an extracted node that stands on nothing.',
+    repair: null,
+  },
+  {
+    name: 'edges_without_self_loops',
+    explanation: 'No edge joins a node to itself (a typed one would say “B uses B”; the schema refuses one since migration 0032).',
     repair: null,
   },
   {
