@@ -148,15 +148,39 @@ describe('curation actions that race each other', () => {
     const boilerId = answers[0].body.items[0].nodeId;
     expect(await kg.count('kg_edges', "kind = 'typed' AND predicate = 'uses' AND source_node_id = $1 AND target_node_id = $2", [engine, boilerId])).toBe(1);
   });
-  it('an edge approved while an admin deletes the entity at one of its ends: the approval decides again and is a 409, never a 500', async () => {
+  it('an edge approved while an admin deletes the entity at one of its ends: the approval holds its ends and goes first, the delete takes the edge with it; never a 500', async () => {
     const api = await t.as('admin');
     const kg = await KgFactory.for(t);
     const [press, ink] = [await kg.node({ name: 'Printing Press' }), await kg.node({ name: 'Ink' })];
     const passage = await kg.passage('Printing', 'The Printing Press uses Ink.');
     const edge = await kg.edgeProposal({ source: { name: 'Printing Press', type: 'concept' }, predicate: 'uses', target: { name: 'Ink', type: 'concept' }, support: [passage] });
-    // The approval plans the edge (both ends are entities), then waits to mark its proposal approved; meanwhile the
-    // delete runs and commits (it writes no proposal). Only then does the approval go on to write the edge.
-    const g = await holdLock(t.dataSource, 'LOCK TABLE kg_proposals IN SHARE MODE');
+    // The approval plans the edge (both ends are entities, locked from then on), then waits to mark its proposal
+    // approved; the delete sent meanwhile waits for the approval's lock on its entity. (Before the ends were locked the
+    // delete committed in between, and the approval found an end gone when it wrote, and decided again: a 409.)
+    const g = await holdLock(t.dataSource, 'LOCK TABLE kg_proposals IN SHARE MODE', [], { ownConnections: true });
+    const approve = api.post(`${BASE}/proposals/${edge}/approve`).send({}).then((r) => r);
+    await waitFor('the approval to queue', async () => (await g.waiting()) >= 1);
+    let deleted = false;
+    const remove = api.delete(`${BASE}/entities/${ink}`).send({}).then((r) => {
+      deleted = true;
+      return r;
+    });
+    await waitFor('the delete to wait for the approval', async () => deleted || (await g.waiting()) >= 2);
+    await g.release();
+    const [approved, removed] = await Promise.all([approve, remove]);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    if (ON_POSTGRES) expect(removed.body.summary).toMatch(/with 1 edge;/);
+    expect(await kg.count('kg_edges', 'source_node_id = $1', [press])).toBe(0);
+  });
+  it('an edge approved after an admin deleted the entity at one of its ends (while it waited for its proposal): a 409, never a 500', async () => {
+    const api = await t.as('admin');
+    const kg = await KgFactory.for(t);
+    const [press, ink] = [await kg.node({ name: 'Rotary Press' }), await kg.node({ name: 'Toner' })];
+    const passage = await kg.passage('Rotary Printing', 'The Rotary Press uses Toner.');
+    const edge = await kg.edgeProposal({ source: { name: 'Rotary Press', type: 'concept' }, predicate: 'uses', target: { name: 'Toner', type: 'concept' }, support: [passage] });
+    // The approval waits for its proposal's row, held here, before it plans; the delete runs and commits meanwhile.
+    const g = await holdLock(t.dataSource, 'SELECT 1 FROM kg_proposals WHERE id = $1 FOR UPDATE', [edge], { ownConnections: true });
     const approve = api.post(`${BASE}/proposals/${edge}/approve`).send({}).then((r) => r);
     await waitFor('the approval to queue', async () => (await g.waiting()) >= 1);
     const removed = await api.delete(`${BASE}/entities/${ink}`).send({});
@@ -166,7 +190,7 @@ describe('curation actions that race each other', () => {
     // (On the embedded database the two run one after the other, in either order: a 200 then a delete of its edge.)
     if (ON_POSTGRES || approved.status !== 200) {
       expect(approved.status, JSON.stringify(approved.body)).toBe(409);
-      expect(approved.body.message).toMatch(/“Ink” is neither an entity nor a pending proposal/);
+      expect(approved.body.message).toMatch(/“Toner” is neither an entity nor a pending proposal/);
     }
     expect(await kg.count('kg_edges', 'source_node_id = $1', [press])).toBe(0);
   });
