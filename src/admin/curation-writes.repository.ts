@@ -92,14 +92,32 @@ export class CurationWritesRepository {
    * Links the unlinked mentions that name the entity by a form of its name or of a synonym (case, plural, hyphens,
    * any type), as extraction links a new page's mentions and `kurate kg check` expects; a form another entity holds
    * too links nothing. Journaled: undoing the act that named the entity unlinks them again. Returns how many.
+   * Several entities at once (an import) read the forms once.
    */
-  async linkMentionsNamed(j: ActionJournal, nodeId: string): Promise<number> {
+  async linkMentionsNamed(j: ActionJournal, nodeIds: string | readonly string[]): Promise<number> {
+    const wanted = new Set(typeof nodeIds === 'string' ? [nodeIds] : nodeIds);
+    if (wanted.size === 0) return 0;
     const forms = await mentionForms(j.tx);
-    const signatures = forms.forms.filter((_, i) => forms.nodes[i] === nodeId).flatMap((form) => ENTITY_TYPES.map((type) => `${form}|${type}`));
+    const signatures: string[] = [];
+    const nodes: string[] = [];
+    forms.forms.forEach((form, i) => {
+      const node = forms.nodes[i];
+      if (node === null || !wanted.has(node)) return;
+      for (const type of ENTITY_TYPES) {
+        signatures.push(`${form}|${type}`);
+        nodes.push(node);
+      }
+    });
     if (signatures.length === 0) return 0;
     const named = 't.node_id IS NULL AND t.signature = ANY($1::text[])';
     await j.before('kg_mentions', named, [signatures]);
-    return returnedRows(await j.tx.query(`UPDATE kg_mentions t SET node_id = $2 WHERE ${named} RETURNING 1`, [signatures, nodeId])).length;
+    return returnedRows(
+      await j.tx.query(
+        `UPDATE kg_mentions t SET node_id = x.node_id FROM unnest($1::text[], $2::bigint[]) AS x(signature, node_id)
+          WHERE t.node_id IS NULL AND t.signature = x.signature RETURNING 1`,
+        [signatures, nodes],
+      ),
+    ).length;
   }
 
   /** Edits an entity; a new signature leaves the old one leading to it (reason `renamed`). */

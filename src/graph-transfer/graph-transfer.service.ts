@@ -7,7 +7,10 @@ import { ReviewErrors } from '../admin/review-errors.js';
 import { ImportEdgeDto, ImportNodeDto } from './dto/graph-transfer.dto.js';
 import { nextTurn } from '../common/next-turn.js';
 import { checkedGraphItems } from './graph-items.js';
+import { CurationWritesRepository } from '../admin/curation-writes.repository.js';
 import { ReviewJournalRepository } from '../admin/review-journal.repository.js';
+import { ReviewWritesRepository } from '../admin/review-writes.repository.js';
+import { lockNameVariants } from '../kg/variant-locks.js';
 import { edgeSignature, nodeSignature } from '../admin/review-signature.js';
 import { isEntityType, isPredicate, REVIEW_PREDICATES, REVIEW_TYPES, vocabularyKey } from '../admin/review-vocabulary.js';
 
@@ -80,6 +83,8 @@ export class GraphTransferService {
   constructor(
     private readonly transfer: GraphTransferRepository,
     private readonly journal: ReviewJournalRepository,
+    private readonly curation: CurationWritesRepository,
+    private readonly writes: ReviewWritesRepository,
     private readonly audit: AuditService,
   ) {}
 
@@ -193,6 +198,9 @@ export class GraphTransferService {
     }
 
     return this.journal.transaction(async (tx) => {
+      // An import as approved may create entities: their names are locked first, as an approval's are, so that an
+      // extraction run meeting one of them takes turns with the import (and links its mentions to the new entity).
+      if (request.mode === 'approved' && !report.dryRun) await lockNameVariants([...nodes.values()].flatMap((n) => [n.name, ...n.aliases]), tx);
       const nodeStates = await this.transfer.signatureStates('node', [...nodes.values()].map((n) => n.signature), tx);
       const newNodes: (ImportNodeRow & { confidence: number })[] = [];
       for (const node of [...nodes.values()]) {
@@ -273,6 +281,10 @@ export class GraphTransferService {
       if (report.dryRun || (newNodes.length === 0 && edges.length === 0)) return report;
       const j = await this.journal.open(tx, 'import', origin.actor, null, 'importing');
       const ids = await this.transfer.insertNodes(j, newNodes.map(({ confidence: _c, ...n }) => n), [...nodes.values()].map((n) => n.signature), origin.actor.name);
+      // The pages' mentions of the new entities are linked to them, as an approval links them (journaled: the undo
+      // unlinks them), and their co-mention edges follow.
+      const newIds = [...new Set(newNodes.flatMap((n) => ids.get(n.signature) ?? []))];
+      if ((await this.curation.linkMentionsNamed(j, newIds)) > 0) await this.writes.deriveCoMentions(j, origin.actor.name, 'SELECT unnest($1::bigint[])', [newIds]);
       // The ends again, by the nodes they lead to now (the edges are written between these): a merge that committed
       // since they were read may have made two of them one.
       const written = edges.filter((e) => {

@@ -137,6 +137,27 @@ describe('export, import, schema, jobs and content gaps under /admin/knowledge-g
       expect(reimport.body.actionId).toBeTruthy();
     });
 
+    it("links the pages' mentions of an entity imported as approved, as an approval does; undo unlinks them", async () => {
+      const { id: pageId } = await kg.page('Zephyrine notes');
+      const chunk = await kg.chunk(pageId, 'Zephyrine renders the site. Quillmark writes it.');
+      const mentions = [await kg.mention(chunk, 'zephyrine|technology', 'Zephyrine', null), await kg.mention(chunk, 'quillmark|technology', 'Quillmark', null)];
+      const res = await admin.post(`${BASE}/import`).send({
+        graph: { nodes: [{ id: 'z', name: 'Zephyrine', type: 'technology' }, { id: 'q', name: 'Quillmark', type: 'technology' }], edges: [] },
+        mode: 'approved', reason: 'seed',
+      }).expect(200);
+      const linked = async () => (await t.dataSource.query('SELECT m.node_id IS NOT NULL AS linked FROM kg_mentions m WHERE m.id = ANY($1::bigint[]) ORDER BY m.id', [mentions])).map((r: { linked: boolean }) => r.linked);
+      expect(await linked()).toEqual([true, true]);
+      // The two entities share a chunk now: their co-mention edge follows, as after an approval.
+      expect(await kg.count('kg_edges', "kind = 'co_mention' AND source_node_id IN (SELECT id FROM kg_nodes WHERE name IN ('Zephyrine', 'Quillmark')) AND target_node_id IN (SELECT id FROM kg_nodes WHERE name IN ('Zephyrine', 'Quillmark'))")).toBe(1);
+      // `kurate kg check` finds nothing to link for them (other tests of this file leave findings of their own).
+      const check = (await admin.get('/admin/kg-policy/health').expect(200)).body;
+      const named = check.invariants.find((i: { name: string }) => i.name === 'mentions_named') as { examples: string[] };
+      expect(named.examples.filter((line) => /zephyrine|quillmark/.test(line))).toEqual([]);
+      await admin.post(`${BASE}/audit/${res.body.actionId}/undo`).send({}).expect(200);
+      expect(await linked()).toEqual([false, false]);
+      expect(await kg.count('kg_nodes', "name IN ('Zephyrine', 'Quillmark')")).toBe(0);
+    });
+
     it('answers a malformed request with 400', async () => {
       for (const body of [
         {},
