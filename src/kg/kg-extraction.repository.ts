@@ -7,6 +7,7 @@ import type { TermCounts } from './term-stats.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import { vectorText } from '../db/vector-text.js';
 import { MAX_PROPOSAL_ALIASES } from './name-variants.js';
+import { lockEdgeSignaturesSql } from './edge-signature-locks.js';
 
 /** A page as extraction reads it (straight from the pages table: read-only, like the policy module). */
 export interface PageForExtraction {
@@ -555,9 +556,14 @@ export class KgExtractionRepository {
     return written.map((w) => w.id);
   }
 
-  /** The same for edge proposals; an edge already approved (typed, same endpoints and predicate) is not proposed again. */
+  /**
+   * The same for edge proposals; an edge already approved (typed, same endpoints and predicate) is not proposed again.
+   * The signatures are locked first, in a statement of their own (src/kg/edge-signature-locks.ts): a review deciding
+   * one of them commits before the upsert begins, which then sees its approval or rejection.
+   */
   async upsertEdgeProposals(rows: EdgeProposalRow[], tx: EntityManager): Promise<string[]> {
     if (rows.length === 0) return [];
+    await tx.query(lockEdgeSignaturesSql('$1::text[]'), [rows.map((r) => r.signature)]);
     const written: { id: string }[] = await preparedQuery(
       tx,
       `WITH input AS (

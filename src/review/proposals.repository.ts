@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { KgProposalKind, KgProposalStatus } from '../kg-tables/kg-proposal.entity.js';
 import { withProbePlans } from '../db/probe-plans.js';
 import { vectorText } from '../db/vector-text.js';
+import { lockEdgeSignaturesSql } from '../kg/edge-signature-locks.js';
 
 export const QUEUE_SORTS = ['confidence', 'support', 'age'] as const;
 export type QueueSort = (typeof QUEUE_SORTS)[number];
@@ -401,6 +402,9 @@ export class ProposalsRepository {
    */
   async lockPending(ids: string[], tx: EntityManager): Promise<ProposalRow[]> {
     if (ids.length === 0) return [];
+    // The edge proposals' signatures first, in a statement of their own (src/kg/edge-signature-locks.ts): an extraction
+    // run proposing one of them waits for this action, and then sees what it decided.
+    await tx.query(lockEdgeSignaturesSql(`ARRAY(SELECT p.signature FROM kg_proposals p WHERE p.id = ANY($1::bigint[]) AND p.kind = 'edge')`), [ids]);
     return tx.query(
       `SELECT ${PROPOSAL_COLUMNS}, p.id::text AS "sortValue" FROM kg_proposals p
         WHERE p.id = ANY($1::bigint[]) AND p.status = 'pending'

@@ -84,6 +84,66 @@ describe('review actions racing the extraction of pages that mention the same na
     const health = (await admin.get('/admin/kg-policy/health').expect(200)).body;
     expect(health.invariants.filter((i: { ok: boolean; name: string }) => !i.ok && i.name !== 'chunk_embeddings').map((i: { name: string; examples: string[] }) => [i.name, i.examples])).toEqual([]);
   });
+  /**
+   * Two approved entities and a page saying "A uses B": its run proposes the edge between them. Returns the proposal.
+   * (Both ends are entities, so neither the review nor the run takes a name lock for them.)
+   */
+  async function edgeBetweenEntities(a: string, b: string, cluster: string): Promise<{ id: string; signature: string; text: string }> {
+    const about = (name: string, what: string) => `---\ncluster: ${cluster}\n---\n${name} is a ${what}.\n`;
+    await admin.post('/api/pages').send({ title: a, body: about(a, 'database engine') }).expect(201);
+    await admin.post('/api/pages').send({ title: b, body: about(b, 'storage engine') }).expect(201);
+    const text = `## ${a}\n\nThe [[${a}]] uses [[${b}]] for storage. ${a} is fast, and ${b} is reliable.\n`;
+    await admin.post('/api/pages').send({ title: `${a} first`, body: `---\ncluster: ${cluster}\n---\n${text}` }).expect(201);
+    await setPolicy(admin, cluster, 'include');
+    await waitForJobs(t);
+    const nodes: { id: string }[] = await t.dataSource.query(
+      `SELECT id::text AS id FROM kg_proposals WHERE kind = 'node' AND status = 'pending' AND name IN ($1, $2)`, [a, b]);
+    expect(nodes, `the built-in extractor proposes ${a} and ${b}`).toHaveLength(2);
+    await admin.post(`${BASE}/proposals/bulk`).send({ action: 'approve', ids: nodes.map((n) => n.id) }).expect(200);
+    const [edge] = await t.dataSource.query(
+      `SELECT id::text AS id, signature FROM kg_proposals WHERE kind = 'edge' AND status = 'pending' AND source_name = $1 AND target_name = $2`, [a, b]);
+    expect(edge, `the built-in extractor proposes “${a} uses ${b}”`).toBeDefined();
+    return { ...edge, text };
+  }
+
+  /**
+   * The edge proposal's row is held here until the review of it and the run of a second page saying the same both
+   * queue (before the fix the run queued on the row in its upsert; now it waits for the review's lock on the
+   * signature), the review first.
+   */
+  async function raceEdgeReview(edge: { id: string; text: string }, cluster: string, review: () => Promise<supertest.Response>): Promise<supertest.Response> {
+    const gate = await holdLock(t.dataSource, 'SELECT 1 FROM kg_proposals WHERE id = $1 FOR UPDATE', [edge.id]);
+    let answer: Promise<supertest.Response>;
+    try {
+      answer = review();
+      await waitFor('the review to queue', async () => (await gate.waiting()) >= 1);
+      await admin.post('/api/pages').send({ title: `Again ${edge.id}`, body: `---\ncluster: ${cluster}\n---\n${edge.text.replace('## ', '## Again ')}` }).expect(201);
+      if (ON_POSTGRES) await waitFor('the run to queue', async () => (await gate.waiting()) >= 2);
+    } finally {
+      await gate.release();
+    }
+    const settled = await answer!;
+    await waitForJobs(t);
+    return settled;
+  }
+
+  const withSignature = (signature: string): Promise<{ id: string; status: string }[]> =>
+    t.dataSource.query(`SELECT id::text AS id, status FROM kg_proposals WHERE kind = 'edge' AND signature = $1 ORDER BY id`, [signature]);
+
+  it('an edge approval while a run proposes the same edge again: no pending twin of the approved edge', async () => {
+    const edge = await edgeBetweenEntities('Zorblax', 'Quintor', 'race-edge-approve');
+    const approved = await raceEdgeReview(edge, 'race-edge-approve', () => admin.post(`${BASE}/proposals/${edge.id}/approve`).send({}).then((r) => r));
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(await withSignature(edge.signature)).toEqual([{ id: edge.id, status: 'approved' }]);
+  });
+
+  it('an edge rejection while a run proposes the same edge again: it stays rejected, no pending twin', async () => {
+    const edge = await edgeBetweenEntities('Vexilor', 'Bramtok', 'race-edge-reject');
+    const rejected = await raceEdgeReview(edge, 'race-edge-reject', () => admin.post(`${BASE}/proposals/${edge.id}/reject`).send({ reason: 'no' }).then((r) => r));
+    expect(rejected.status, JSON.stringify(rejected.body)).toBe(200);
+    expect(await withSignature(edge.signature)).toEqual([{ id: edge.id, status: 'rejected' }]);
+  });
+
   it('an entity created by hand while a run writes mentions of its name: the mentions end linked to it', async () => {
     // (Only its mentions matter here: the page need not make the name a proposal.)
     const body = `---\ncluster: race-create\n---\nNewton is a static site generator. Newton renders Markdown into pages.\n\n## Themes\n\nThemes change how pages look.\n`;
