@@ -65,6 +65,29 @@ export interface JournalConflict {
   key: Record<string, unknown>;
 }
 
+/** A row that refers to one the undo would delete (and would go with it, ON DELETE CASCADE or SET NULL). */
+export interface JournalDependent extends JournalConflict {
+  refersTo: { table: JournaledTable; key: Record<string, unknown> };
+}
+
+/**
+ * The foreign keys into rows an action may create (and so its undo delete), with which referring rows block the
+ * undo whoever wrote them (`always`, SQL over alias `t`): the review decisions (a typed edge, provenance, a name
+ * leading to the entity), which no one could get back. Derived rows (co-mentions, mention links, embeddings) block it
+ * only when a later review action wrote them: extraction's go with the entity, and come back when it is approved again.
+ */
+const REFERENCES: { parent: JournaledTable; child: JournaledTable; column: string; always: string }[] = [
+  { parent: 'kg_nodes', child: 'kg_edges', column: 'source_node_id', always: `t.kind = 'typed'` },
+  { parent: 'kg_nodes', child: 'kg_edges', column: 'target_node_id', always: `t.kind = 'typed'` },
+  { parent: 'kg_nodes', child: 'kg_node_provenance', column: 'node_id', always: 'true' },
+  { parent: 'kg_nodes', child: 'kg_node_signatures', column: 'node_id', always: 'true' },
+  { parent: 'kg_nodes', child: 'kg_node_embeddings', column: 'node_id', always: 'false' },
+  { parent: 'kg_nodes', child: 'kg_mentions', column: 'node_id', always: 'false' },
+  { parent: 'kg_edges', child: 'kg_edge_provenance', column: 'edge_id', always: 'true' },
+  { parent: 'kg_proposals', child: 'kg_node_provenance', column: 'proposal_id', always: 'true' },
+  { parent: 'kg_proposals', child: 'kg_edge_provenance', column: 'proposal_id', always: 'true' },
+];
+
 /** An open action: where its journal goes, inside the action's transaction. */
 export class ActionJournal {
   constructor(
@@ -222,6 +245,46 @@ export class ReviewJournalRepository {
       if (found.length >= limit) break;
     }
     return found;
+  }
+
+  /**
+   * Rows that the action did not journal and that refer to a row it created, which its undo would delete (at most
+   * `limit`): an edge approved later on an entity it approved, the provenance of a proposal approved later into an
+   * entity it created. ON DELETE CASCADE would take them with it, and leave their proposals approved with nothing
+   * behind them. Call it after lockTouchedRows, which holds the created rows against new references (see UndoService).
+   */
+  async dependents(actionId: string, tx: EntityManager, limit = 20): Promise<JournalDependent[]> {
+    const found: JournalDependent[] = [];
+    for (const { parent, child, column, always } of REFERENCES) {
+      const rows: { key: Record<string, unknown>; parent_key: Record<string, unknown> }[] = await tx.query(
+        `SELECT ${keyObject(child)} AS key, p.row_key AS parent_key
+           FROM kg_review_journal p JOIN ${child} t ON t.${column} = (p.row_key ->> 'id')::bigint
+          WHERE p.action_id = $1 AND p.table_name = '${parent}' AND p.before IS NULL AND p.after IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM kg_review_journal o
+                             WHERE o.action_id = $1 AND o.table_name = '${child}' AND o.row_key = ${keyObject(child)})
+            AND (${always} OR EXISTS (SELECT 1 FROM kg_review_journal l JOIN kg_review_actions a ON a.id = l.action_id
+                                       WHERE l.action_id > $1 AND a.undone_at IS NULL
+                                         AND l.table_name = '${child}' AND l.row_key = ${keyObject(child)}))
+          LIMIT $2`,
+        [actionId, limit - found.length],
+      );
+      found.push(...rows.map((r) => ({ table: child, key: r.key, refersTo: { table: parent, key: r.parent_key } })));
+      if (found.length >= limit) break;
+    }
+    return found;
+  }
+
+  /** The later actions (not undone) that journaled any of these rows: what to undo first. */
+  async laterActionsWriting(actionId: string, rows: JournalConflict[], tx: EntityManager): Promise<KgReviewActionRow[]> {
+    return tx.query(
+      `SELECT ${ACTION_COLUMNS} FROM kg_review_actions a
+        WHERE a.id > $1 AND a.undone_at IS NULL
+          AND EXISTS (SELECT 1 FROM kg_review_journal l
+                       WHERE l.action_id = a.id
+                         AND (l.table_name, l.row_key) IN (SELECT r ->> 'table', r -> 'key' FROM jsonb_array_elements($2::jsonb) r))
+        ORDER BY a.id DESC LIMIT 10`,
+      [actionId, JSON.stringify(rows.map((r) => ({ table: r.table, key: r.key })))],
+    );
   }
 
   /** The later actions (not undone) that touched any row this action touched: what to undo first. */

@@ -4,6 +4,7 @@ import { AuditService } from '../audit/audit.service.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { ReviewErrors } from '../admin/review-errors.js';
 import { ReviewJournalRepository, type KgReviewActionRow } from '../admin/review-journal.repository.js';
+import type { JournaledTable } from '../admin/tables/kg-review-journal.entity.js';
 
 export interface UndoOutcome {
   /** The undo's own action (itself undoable: undoing it applies the original action again). */
@@ -43,12 +44,30 @@ export class UndoService {
       if (conflicts.length > 0) {
         const later = await this.journal.laterActionsTouching(actionId, tx);
         const first = later.length > 0
-          ? ` Undo ${later.length === 1 ? 'this later action' : 'these later actions'} first: ${later.map((a) => `#${a.id} (${a.summary})`).join('; ')}.`
+          ? undoFirst(later)
           : ' They were changed outside review (by extraction or a policy purge), so the old rows cannot come back exactly.';
         throw ReviewErrors.conflict(
           'changed_since',
           `Action ${actionId} cannot be undone: ${conflicts.length}${conflicts.length === 20 ? '+' : ''} of the rows it touched have changed since.${first}`,
           { actionId, conflicts, laterActions: later.map((a) => ({ id: a.id, action: a.action, summary: a.summary })) },
+        );
+      }
+      // Rows added since that refer to what the action created (an edge approved on an entity it approved): deleting
+      // that would take them along. They are looked for in statements after lockTouchedRows, whose FOR UPDATE on the
+      // created rows conflicts with the lock any write referring to them takes (the foreign key's FOR KEY SHARE, an
+      // edge approval's lock on its endpoints): such a write that committed meanwhile is seen here, and one that
+      // comes later waits for the undo, then finds the row gone.
+      const dependents = await this.journal.dependents(actionId, tx);
+      if (dependents.length > 0) {
+        const later = await this.journal.laterActionsWriting(actionId, dependents, tx);
+        const first = later.length > 0
+          ? undoFirst(later)
+          : ' They were not written by a review action that could be undone first.';
+        const kinds = [...new Set(dependents.map((d) => DEPENDENT_KINDS[d.table]))].join(', ');
+        throw ReviewErrors.conflict(
+          'changed_since',
+          `Action ${actionId} cannot be undone: ${dependents.length}${dependents.length === 20 ? '+' : ''} rows added since (${kinds}) refer to what it created, and would be deleted with it.${first}`,
+          { actionId, conflicts: [], dependents, laterActions: later.map((a) => ({ id: a.id, action: a.action, summary: a.summary })) },
         );
       }
       const actor = origin.actor;
@@ -82,6 +101,24 @@ export class UndoService {
     return { action: { ...action, undoable: action.undoneAt === null }, rows: await this.journal.rows(id, 200, this.journal.manager) };
   }
 }
+
+/** How a refusal names the later actions to undo first, newest first. */
+function undoFirst(later: KgReviewActionRow[]): string {
+  return ` Undo ${later.length === 1 ? 'this later action' : 'these later actions'} first: ${later.map((a) => `#${a.id} (${a.summary})`).join('; ')}.`;
+}
+
+/** What a row that refers to a created row is, in a refusal. */
+const DEPENDENT_KINDS: Record<JournaledTable, string> = {
+  kg_proposals: 'proposals',
+  kg_rejections: 'rejections',
+  kg_nodes: 'entities',
+  kg_node_signatures: 'names leading to an entity',
+  kg_node_embeddings: 'embeddings',
+  kg_node_provenance: 'approvals of entity proposals',
+  kg_edges: 'edges',
+  kg_edge_provenance: 'approvals of edge proposals',
+  kg_mentions: 'mentions',
+};
 
 function stripUndo(summary: string): string {
   return summary.replace(/^Undid #\d+: /, '');

@@ -194,6 +194,35 @@ describe('curation actions that race each other', () => {
     }
     expect(await kg.count('kg_edges', 'source_node_id = $1', [press])).toBe(0);
   });
+  it('an entity approval undone while an edge on that entity is being approved: the undo waits for the edge, then is a 409 naming it', async () => {
+    const api = await t.as('admin');
+    const kg = await KgFactory.for(t);
+    await kg.node({ name: 'Loom' });
+    const passage = await kg.passage('Weaving', 'The Loom uses Weft.');
+    const weft = await kg.nodeProposal({ name: 'Weft', support: [passage] });
+    const edge = await kg.edgeProposal({ source: { name: 'Loom', type: 'concept' }, predicate: 'uses', target: { name: 'Weft', type: 'concept' }, support: [passage] });
+    const approvedNode = (await api.post(`${BASE}/proposals/${weft}/approve`).send({}).expect(200)).body;
+    // The edge approval writes its edge to the entity, then waits for the gate at its audit entry (its last write),
+    // still holding the entity's row against deletion (the foreign key's lock). The undo queues behind it on that row.
+    // Before the fix the undo then deleted the entity, and the edge and its provenance went with it (ON DELETE
+    // CASCADE): both answered 200, and the edge proposal stayed approved with nothing behind it.
+    const g = await holdLock(t.dataSource, 'LOCK TABLE audit_log IN SHARE MODE');
+    const approve = api.post(`${BASE}/proposals/${edge}/approve`).send({}).then((r) => r);
+    await waitFor('the edge approval to queue', async () => (await g.waiting()) >= 1);
+    const undo = api.post(`${BASE}/audit/${approvedNode.actionId}/undo`).send({}).then((r) => r);
+    if (ON_POSTGRES) await waitFor('the undo to queue', async () => (await g.waiting()) >= 2);
+    await g.release();
+    const [approved, undone] = await Promise.all([approve, undo]);
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(undone.status, JSON.stringify(undone.body)).toBe(409);
+    expect(undone.body.laterActions.map((a: { id: string }) => a.id)).toEqual([approved.body.actionId]);
+    expect(await kg.count('kg_edge_provenance', 'proposal_id = $1', [edge])).toBe(1);
+    expect(await kg.count('kg_nodes', 'id = $1', [approvedNode.items[0].nodeId])).toBe(1);
+    // One after the other, as the answer says: the edge approval, then the entity's.
+    await api.post(`${BASE}/audit/${approved.body.actionId}/undo`).send({}).expect(200);
+    await api.post(`${BASE}/audit/${approvedNode.actionId}/undo`).send({}).expect(200);
+    expect(await kg.count('kg_proposals', "id IN ($1, $2) AND status = 'pending'", [weft, edge])).toBe(2);
+  });
   it('triage approving into an entity another admin deletes at that moment: the delete goes first and the proposal is skipped, the action still 200', async () => {
     const api = await t.as('admin');
     const kg = await KgFactory.for(t);

@@ -235,6 +235,62 @@ describe('curation and undo: entities, edges, merge, /audit/:id/undo', () => {
       await undo('abc').expect(400);
     });
 
+    it('refuses to undo an entity approval while a later edge approval stands on the entity, names it, and allows it once that is undone', async () => {
+      const x = await kg.node({ name: 'Xenolith' });
+      const p = await kg.passage('Nova Page', 'Xenolith uses Novalith.');
+      const node = await kg.nodeProposal({ name: 'Novalith', support: [p] });
+      const edge = await kg.edgeProposal({ source: { name: 'Xenolith', type: 'concept' }, predicate: 'uses', target: { name: 'Novalith', type: 'concept' }, support: [p] });
+      const before = await kg.snapshot();
+      const approvedNode = await admin.post(`${BASE}/proposals/${node}/approve`).send({}).expect(200);
+      const nova = approvedNode.body.items[0].nodeId;
+      const approvedEdge = await admin.post(`${BASE}/proposals/${edge}/approve`).send({}).expect(200);
+      const edgeId = approvedEdge.body.items[0].edgeId;
+
+      // Deleting the entity would take the edge and its provenance along (ON DELETE CASCADE), and leave the edge
+      // proposal approved with nothing behind it.
+      const refused = await undo(approvedNode.body.actionId).expect(409);
+      expect(refused.body.reason).toBe('changed_since');
+      expect(refused.body.message).toContain('refer to what it created, and would be deleted with it.');
+      expect(refused.body.message).toContain(`Undo this later action first: #${approvedEdge.body.actionId} (${approvedEdge.body.summary}).`);
+      expect(refused.body.laterActions).toEqual([{ id: approvedEdge.body.actionId, action: 'approve', summary: approvedEdge.body.summary }]);
+      expect(refused.body.dependents).toContainEqual({ table: 'kg_edges', key: { id: Number(edgeId) }, refersTo: { table: 'kg_nodes', key: { id: Number(nova) } } });
+      expect(await kg.count('kg_edges', 'id = $1', [edgeId])).toBe(1);
+      expect(await kg.count('kg_edge_provenance', 'proposal_id = $1', [edge])).toBe(1);
+      expect(await kg.count('kg_nodes', 'id = $1', [x])).toBe(1);
+
+      await undo(approvedEdge.body.actionId).expect(200);
+      await undo(approvedNode.body.actionId).expect(200);
+      expect(await kg.snapshot()).toBe(before);
+    });
+
+    it('refuses to undo an entity made by hand while a proposal approved into it later stands, and allows it once that is undone', async () => {
+      const p = await kg.passage('Sigmund Page', 'Sigmundite is here.');
+      const proposal = await kg.nodeProposal({ name: 'Sigmundite', support: [p] });
+      const before = await kg.snapshot();
+      const created = await admin.post(`${BASE}/entities`).send({ name: 'Sigmundite', type: 'concept' }).expect(201);
+      const approved = await admin.post(`${BASE}/proposals/${proposal}/approve`).send({}).expect(200);
+      expect(approved.body.summary).toContain('into the existing entity');
+      const refused = await undo(created.body.actionId).expect(409);
+      expect(refused.body.reason).toBe('changed_since');
+      expect(refused.body.message).toContain(`Undo this later action first: #${approved.body.actionId} (${approved.body.summary}).`);
+      expect(await kg.count('kg_node_provenance', 'proposal_id = $1', [proposal])).toBe(1);
+      await undo(approved.body.actionId).expect(200);
+      await undo(created.body.actionId).expect(200);
+      expect(await kg.snapshot()).toBe(before);
+    });
+
+    it('refuses to undo an entity approval while an edge made by hand on it later stands', async () => {
+      const [first] = await approvedEntities('Hand Edge Page', 'Quillon is a tool.', [['Quillon', 'technology']]);
+      const other = await kg.node({ name: 'Parrador', type: 'technology' });
+      const approval = (await admin.get(`${BASE}/audit?limit=1`).expect(200)).body.items[0];
+      const edge = await admin.post(`${BASE}/edges`).send({ sourceId: first, targetId: other, predicate: 'related_to' }).expect(201);
+      const refused = await undo(approval.id).expect(409);
+      expect(refused.body.laterActions.map((a: { id: string }) => a.id)).toEqual([edge.body.actionId]);
+      await undo(edge.body.actionId).expect(200);
+      await undo(approval.id).expect(200);
+      expect(await kg.count('kg_nodes', 'id = $1', [first])).toBe(0);
+    });
+
     it('lists the review history with what can be undone', async () => {
       const res = await admin.get(`${BASE}/audit?limit=5`).expect(200);
       expect(res.body.items).toHaveLength(5);
