@@ -291,6 +291,18 @@ describe('curation and undo: entities, edges, merge, /audit/:id/undo', () => {
       expect(await kg.count('kg_nodes', 'id = $1', [first])).toBe(0);
     });
 
+    it('refuses to undo an entity approval while the co-mention edge a later approval made to it stands (that approval could not be undone after)', async () => {
+      const [first, second] = await approvedEntities('Co-mention Page', 'Ostrakon and Papyrion are writing media.', [['Ostrakon', 'product'], ['Papyrion', 'product']]);
+      const [secondApproval, firstApproval] = (await admin.get(`${BASE}/audit?limit=2`).expect(200)).body.items;
+      expect(await kg.count('kg_edges', "kind = 'co_mention' AND source_node_id = least($1::bigint, $2::bigint)", [first, second])).toBe(1);
+      const refused = await undo(firstApproval.id).expect(409);
+      expect(refused.body.laterActions.map((a: { id: string }) => a.id)).toEqual([secondApproval.id]);
+      await undo(secondApproval.id).expect(200);
+      await undo(firstApproval.id).expect(200);
+      expect(await kg.count('kg_nodes', 'id IN ($1, $2)', [first, second])).toBe(0);
+      expect(await kg.count('kg_edges', 'source_node_id IN ($1, $2) OR target_node_id IN ($1, $2)', [first, second])).toBe(0);
+    });
+
     it('lists the review history with what can be undone', async () => {
       const res = await admin.get(`${BASE}/audit?limit=5`).expect(200);
       expect(res.body.items).toHaveLength(5);
