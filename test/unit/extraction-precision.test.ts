@@ -89,13 +89,14 @@ describe('corpus statistics', () => {
 
   it('counts a page of hostile characters in linear time (it runs in the save, on the web thread)', () => {
     // A line of `[` took 24 s at 100,000 characters: each link pattern rescanned the rest of the line from every `[`.
-    // Timed at two lengths, the faster of two runs each, so that a busy machine (or another test's threads in this
+    // Timed at two lengths, the fastest of three runs each, so that a busy machine (or another test's threads in this
     // process) does not decide it: twice the text takes about twice the time when the work is linear, four times
-    // when it is quadratic (as the scan was).
+    // when it is quadratic (as the scan was). The bound sits between the two (a full run of the suite on PostgreSQL,
+    // with other work on the machine, once measured 3.3 times for linear work).
     const hostile = (n: number) => [`${'['.repeat(n)}]`, `${'[['.repeat(n / 2)}]]`, `${'!['.repeat(n / 2)}]`, `${'<'.repeat(n)}>`, `${'`'.repeat(n)}`, `${' '.repeat(n)}x`, '[a]('.repeat(n / 4)];
     const timed = (texts: string[]) => {
       let best = Infinity;
-      for (let run = 0; run < 2; run++) {
+      for (let run = 0; run < 3; run++) {
         const started = performance.now();
         for (const text of texts) termCounts(text);
         best = Math.min(best, performance.now() - started);
@@ -104,7 +105,7 @@ describe('corpus statistics', () => {
     };
     const half = timed(hostile(50_000));
     const whole = timed(hostile(100_000));
-    expect(whole).toBeLessThan(3 * half + 50);
+    expect(whole).toBeLessThan(3.6 * half + 50);
     // Links, images, code and tags of ordinary length are still read around.
     const counts = termCounts('See [the Label](x.md), ![an Image](i.png), `Code Word` and <span class="Tag">Text</span> here.');
     expect(counts.get('label')).toEqual({ lower: 0, capitalised: 1 });
