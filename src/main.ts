@@ -6,7 +6,7 @@ import { DatabaseSetupError } from './db/migration-runner.js';
 import { EMBEDDER, type Embedder } from './embedders/embedder.js';
 import { EXTRACTOR, type Extractor } from './extractors/extraction.types.js';
 import { JobWorker } from './jobs/job-worker.service.js';
-import { becomeLowPriorityWorker, WORKER_OF_ENV, WorkerProcess } from './jobs/worker-process.js';
+import { becomeLowPriorityWorker, endWithParent, WORKER_OF_ENV, WorkerProcess } from './jobs/worker-process.js';
 import { startupReport } from './startup-report.js';
 
 async function main(): Promise<void> {
@@ -20,12 +20,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // A worker a web process started ends with it, also when the web process is gone before this one has started.
+  let closeApp: (() => Promise<void>) | null = null;
+  endWithParent(() => closeApp);
   try {
     const app = await createApp(config);
+    closeApp = () => app.close();
     const role = config.extraction.role;
     // KURATE_ROLE: web serves HTTP and enqueues jobs; worker works the jobs and serves no HTTP; all does both, on
     // PostgreSQL by default with the jobs in a worker process of lower priority that it starts (KURATE_WORKER_PROCESS).
-    const nice = role === 'worker' ? becomeLowPriorityWorker(config.extraction.workerNice, () => app.close()) : null;
+    const nice = role === 'worker' ? becomeLowPriorityWorker(config.extraction.workerNice) : null;
     if (role === 'worker') {
       await app.init();
     } else {

@@ -80,16 +80,32 @@ export class WorkerProcess implements OnApplicationShutdown {
 }
 
 /**
- * In a worker process a web process started: lowers the CPU priority of every thread of this process by `nice`
- * (Linux sets a priority per thread; threads started later inherit it from the main thread), and ends the process
- * when its parent is gone (the IPC channel closes). Returns the nice value now in effect, or null when not such a
- * worker.
+ * In a worker process a web process started: ends the process when its parent is gone (the IPC channel closes),
+ * watched from the first moment of the process. A parent killed while this one still started (creating the app
+ * takes seconds) closed the channel before a listener added after the start existed: the worker then ran on without
+ * it, working jobs, and every later crash of a new parent could add one more. `shutdown` is asked for at that moment
+ * (null while the app is still being made: nothing to close yet).
  */
-export function becomeLowPriorityWorker(nice: number, shutdown: () => Promise<void>): number | null {
+export function endWithParent(shutdown: () => (() => Promise<void>) | null): void {
+  if (!process.env[WORKER_OF_ENV] || !process.send) return;
+  let ending = false;
+  const end = () => {
+    if (ending) return;
+    ending = true;
+    const close = shutdown();
+    void (close ? close() : Promise.resolve()).finally(() => process.exit(0));
+  };
+  process.once('disconnect', end);
+  if (!process.connected) end();
+}
+
+/**
+ * In a worker process a web process started: lowers the CPU priority of every thread of this process by `nice`
+ * (Linux sets a priority per thread; threads started later inherit it from the main thread). Returns the nice value
+ * now in effect, or null when not such a worker.
+ */
+export function becomeLowPriorityWorker(nice: number): number | null {
   if (!process.env[WORKER_OF_ENV] || !process.send) return null;
-  process.once('disconnect', () => {
-    void shutdown().finally(() => process.exit(0));
-  });
   const target = Math.min(19, os.getPriority() + nice);
   let threads: number[] = [];
   try {

@@ -1,5 +1,5 @@
 // @module-tag slow (compiles the server and starts and kills its processes): `npm run test:fast` leaves it out; docs/testing.md
-import { spawn, type ChildProcess } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,9 +54,10 @@ describe.skipIf(!realPostgresUrl())('the worker process of KURATE_ROLE=all on Po
   let workerPid = 0;
   let http: ReturnType<typeof supertest>;
   let token = '';
+  let entry = '';
 
   beforeAll(async () => {
-    const entry = await ensureServerBuilt();
+    entry = await ensureServerBuilt();
     ({ config, drop } = await freshTestConfig({ KURATE_JOB_POLL_SECONDS: '0.5' }));
     // An admin and a token, written through the services of an app in this process (it works no job).
     const local = await createApp(config);
@@ -104,6 +105,27 @@ describe.skipIf(!realPostgresUrl())('the worker process of KURATE_ROLE=all on Po
     });
     const proposals = (await http.get('/admin/knowledge-graph/proposals').set(auth).query({ kind: 'node' }).expect(200)).body as { items: { name: string }[] };
     expect(proposals.items.map((p) => p.name)).toContain('Acme Corporation');
+  });
+
+  it('ends when its web process is gone before it has even started', async () => {
+    // A worker as a web process forks it, whose parent is killed at once: the channel closes while the worker is
+    // still making its app (seconds). It used to miss that, start anyway, and work jobs with no parent.
+    const { KURATE_TOKEN: _t, DATABASE_URL: _d, KURATE_ROLE: _r, ...inherited } = process.env;
+    const orphan = fork(entry, [], {
+      env: { ...inherited, KURATE_LOG_LEVEL: 'warn', KURATE_ROLE: 'worker', KURATE_WORKER_OF: String(process.pid), DATABASE_URL: (config.database as { url: string }).url },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let said = '';
+    orphan.stdout!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    orphan.stderr!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    orphan.disconnect();
+    try {
+      await until('the orphaned worker to end', () => orphan.exitCode !== null || orphan.signalCode !== null, 30_000);
+    } finally {
+      if (orphan.exitCode === null && orphan.signalCode === null) orphan.kill('SIGKILL');
+    }
+    expect(orphan.exitCode, said).toBe(0);
+    expect(said).not.toContain('Kurate worker is running');
   });
 
   it('ends when the web process is killed (kill -9)', async () => {
