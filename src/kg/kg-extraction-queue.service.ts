@@ -100,7 +100,6 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     this.worker.register(REEMBED_QUEUE, { run: (job) => this.embeddings.reembedAll(job.signal) }, { concurrency: 1 });
     this.worker.onStart(() => this.reembedIfModelChanged());
     this.worker.onStart(() => this.anchorOldChunks().then(() => undefined));
-    this.worker.onStart(() => this.enqueueNeverExtracted().then(() => undefined));
   }
 
   onApplicationBootstrap(): void {
@@ -199,24 +198,20 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
    * until they are included again. Returns how many pages were enqueued.
    */
   async anchorOldChunks(): Promise<number> {
-    const enqueued = await this.enqueueIncluded((after) => this.planning.pagesWithUnanchoredChunks(after, BATCH));
+    let enqueued = 0;
+    for (let after: string | null = null; ; ) {
+      const ids = await this.planning.pagesWithUnanchoredChunks(after, BATCH);
+      if (ids.length === 0) break;
+      after = ids[ids.length - 1];
+      const jobs = this.jobsForIncluded(await this.planning.candidates({ kind: 'ids', ids }, null, BATCH));
+      const open = await this.jobs.pagesWithOpenJobs(EXTRACT_PAGE_QUEUE, jobs.map((j) => j.data.pageId));
+      const fresh = jobs.filter((j) => !open.has(j.data.pageId));
+      await this.queue.sendMany(EXTRACT_PAGE_QUEUE, fresh);
+      enqueued += fresh.length;
+      if (ids.length < BATCH) break;
+    }
     if (enqueued > 0) {
       this.logger.log(`Enqueued ${enqueued} page(s) whose chunks predate section anchors (no extraction call: their text is unchanged)`);
-      this.wakeSoon();
-    }
-    return enqueued;
-  }
-
-  /**
-   * Included pages never extracted, with no job open, get one at a worker's start. A policy change that includes
-   * pages enqueues them after it has committed (onInclusionChanged): a process killed in between left them included
-   * and never extracted, and nothing else would ask for them (a save enqueues its job in its own transaction, so it
-   * cannot be lost this way). Pages whose extraction failed for good wait for an admin's retry. Returns how many.
-   */
-  async enqueueNeverExtracted(): Promise<number> {
-    const enqueued = await this.enqueueIncluded((after) => this.planning.includedNeverExtracted(after, BATCH));
-    if (enqueued > 0) {
-      this.logger.log(`Enqueued extraction of ${enqueued} included page(s) never extracted and waiting for no job (a policy change whose process stopped before it enqueued them)`);
       this.wakeSoon();
     }
     return enqueued;
@@ -291,26 +286,6 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
   }
 
   /** Extraction jobs for the pages among these that the policy includes. */
-  /**
-   * Enqueues an extraction job for each included page of the ids `next` gives (in id order after the last id, in
-   * batches, until none are left) that has no job open; returns how many.
-   */
-  private async enqueueIncluded(next: (after: string | null) => Promise<string[]>): Promise<number> {
-    let enqueued = 0;
-    for (let after: string | null = null; ; ) {
-      const ids = await next(after);
-      if (ids.length === 0) break;
-      after = ids[ids.length - 1];
-      const jobs = this.jobsForIncluded(await this.planning.candidates({ kind: 'ids', ids }, null, BATCH));
-      const open = await this.jobs.pagesWithOpenJobs(EXTRACT_PAGE_QUEUE, jobs.map((j) => j.data.pageId));
-      const fresh = jobs.filter((j) => !open.has(j.data.pageId));
-      await this.queue.sendMany(EXTRACT_PAGE_QUEUE, fresh);
-      enqueued += fresh.length;
-      if (ids.length < BATCH) break;
-    }
-    return enqueued;
-  }
-
   private jobsForIncluded(pages: PageExtractionCandidate[]) {
     return pages.filter((page) => page.included).map((page) => this.extractJob(page.id, extractionSourceOf(page).sourceHash));
   }

@@ -80,25 +80,6 @@ export class KgPlanningRepository {
     return rows.map((r) => r.page_id);
   }
 
-  /**
-   * Included live pages never extracted (no record, no chunk) and not failed for good, in id order after `after`: a
-   * policy change enqueues their jobs once it has committed, so a process that died in between left them waiting for
-   * nothing.
-   */
-  async includedNeverExtracted(after: string | null, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT p.id FROM pages p
-        WHERE p.deleted_at IS NULL AND ($1::uuid IS NULL OR p.id > $1::uuid)
-          AND NOT EXISTS (SELECT 1 FROM kg_excluded_pages x WHERE x.page_id = p.id)
-          AND NOT EXISTS (SELECT 1 FROM kg_page_extractions r WHERE r.page_id = p.id)
-          AND NOT EXISTS (SELECT 1 FROM kg_content_chunks c WHERE c.page_id = p.id)
-          AND NOT EXISTS (SELECT 1 FROM kg_extraction_failures f WHERE f.page_id = p.id AND f.resolved_at IS NULL)
-        ORDER BY p.id LIMIT $2`,
-      [after, limit],
-    );
-    return rows.map((r) => r.id);
-  }
-
   /** Stored chunk hashes of these pages (for counting the calls an extraction would make). */
   async storedHashes(pageIds: string[]): Promise<Map<string, string[]>> {
     const rows: { page_id: string; hashes: string[] }[] = await this.dataSource.query(
