@@ -128,8 +128,11 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     this.wakeSoon();
   }
 
-  /** After a policy change committed: newly included pages that need it are enqueued; excluded ones stop at once. */
-  async onInclusionChanged(change: InclusionChange): Promise<void> {
+  /**
+   * In the transaction of a policy decision: newly included pages that need it are enqueued in it (the jobs commit with
+   * the decision), and running jobs of pages it excludes stop at once.
+   */
+  async onInclusionChanged(change: InclusionChange, tx: EntityManager): Promise<void> {
     if (change.nowExcluded.length > 0) {
       const excluded = new Set(change.nowExcluded);
       const aborted = this.worker.abortWhere(EXTRACT_PAGE_QUEUE, (data) => excluded.has((data as ExtractPageJob).pageId), new ExtractionCancelled('the inclusion policy now excludes the page'));
@@ -138,7 +141,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     if (change.nowIncluded.length === 0) return;
     const jobs: { data: ExtractPageJob; singletonKey: string }[] = [];
     for (let i = 0; i < change.nowIncluded.length; i += BATCH) {
-      const candidates = await this.planning.candidates({ kind: 'ids', ids: change.nowIncluded.slice(i, i + BATCH) }, null, BATCH);
+      const candidates = await this.planning.candidates({ kind: 'ids', ids: change.nowIncluded.slice(i, i + BATCH) }, null, BATCH, tx);
       for (const page of candidates) {
         const source = extractionSourceOf(page);
         if (page.included && needsExtraction(stateOf(page), source, this.embeddings.model, { kind: 'inclusion' })) {
@@ -146,7 +149,7 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
         }
       }
     }
-    await this.queue.sendMany(EXTRACT_PAGE_QUEUE, jobs);
+    await this.queue.sendMany(EXTRACT_PAGE_QUEUE, jobs, tx);
     if (jobs.length > 0) {
       this.logger.log(`Enqueued extraction of ${jobs.length} newly included page(s)`);
       this.wakeSoon();

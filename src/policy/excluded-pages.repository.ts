@@ -33,9 +33,16 @@ export class ExcludedPagesRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** Re-decides up to `limit` pages after `afterId` (in id order) in one short transaction of its own. */
-  reconcileBatch(options: { afterId: string | null; limit: number; cluster?: string; systemPagePattern: string | null }): Promise<ReconcileBatchResult> {
+  reconcileBatch(
+    options: { afterId: string | null; limit: number; cluster?: string; systemPagePattern: string | null },
+    beforeCommit: (decided: ReconcileBatchResult, tx: EntityManager) => Promise<void> = async () => undefined,
+  ): Promise<ReconcileBatchResult> {
     const scope: Scope = options.cluster ? { kind: 'cluster', cluster: options.cluster } : { kind: 'all' };
-    return this.dataSource.transaction((tx) => this.reconcile(scope, options, tx));
+    return this.dataSource.transaction(async (tx) => {
+      const decided = await this.reconcile(scope, options, tx);
+      await beforeCommit(decided, tx);
+      return decided;
+    });
   }
 
   /** Re-decides one page inside the caller's transaction (a page save). */

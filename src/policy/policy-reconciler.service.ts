@@ -12,8 +12,13 @@ export interface InclusionChange {
 }
 
 export interface InclusionChangeListener {
-  /** Runs after the change committed (outside any transaction). */
-  onInclusionChanged(change: InclusionChange): Promise<void>;
+  /**
+   * Runs inside the transaction of the batch that decided the change, before it commits: what it writes there (the
+   * extraction jobs of newly included pages) commits with the decision, or not at all. Run after the commit, as it
+   * once was, a process killed in between left the pages included and never extracted, through any restart (the
+   * start-up reconciliation found nothing left to decide).
+   */
+  onInclusionChanged(change: InclusionChange, tx: EntityManager): Promise<void>;
 }
 
 export interface ReconcileSummary {
@@ -103,17 +108,14 @@ export class PolicyReconciler implements PageSaveListener, OnModuleInit, OnAppli
     let afterId: string | null = null;
     for (;;) {
       if (this.stopping) break;
-      const batch = await this.excludedPages.reconcileBatch({
-        afterId,
-        limit: this.config.policy.reconcileBatchSize,
-        cluster: scope.cluster,
-        systemPagePattern: this.patternSource(),
-      });
+      const batch = await this.excludedPages.reconcileBatch(
+        { afterId, limit: this.config.policy.reconcileBatchSize, cluster: scope.cluster, systemPagePattern: this.patternSource() },
+        (decided, tx) => this.announce(decided, tx),
+      );
       summary.batches++;
       summary.scanned += batch.scanned;
       summary.nowIncluded += batch.nowIncluded.length;
       summary.nowExcluded += batch.nowExcluded.length;
-      await this.announce(batch);
       if (batch.lastId === null || batch.scanned < this.config.policy.reconcileBatchSize) break;
       afterId = batch.lastId;
       await nextTurn();
@@ -126,10 +128,10 @@ export class PolicyReconciler implements PageSaveListener, OnModuleInit, OnAppli
     return summary;
   }
 
-  private async announce(batch: ReconcileBatchResult): Promise<void> {
+  private async announce(batch: ReconcileBatchResult, tx: EntityManager): Promise<void> {
     if (batch.nowIncluded.length === 0 && batch.nowExcluded.length === 0) return;
     for (const listener of this.changeListeners) {
-      await listener.onInclusionChanged({ nowIncluded: batch.nowIncluded, nowExcluded: batch.nowExcluded });
+      await listener.onInclusionChanged({ nowIncluded: batch.nowIncluded, nowExcluded: batch.nowExcluded }, tx);
     }
   }
 
