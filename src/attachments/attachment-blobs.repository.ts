@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 
 /** The SQL of the database store: `attachment_blobs` (migration 0015). */
 @Injectable()
@@ -24,5 +24,28 @@ export class AttachmentBlobsRepository {
 
   async delete(sha256: string): Promise<void> {
     await this.dataSource.query('DELETE FROM attachment_blobs WHERE sha256 = $1', [sha256]);
+  }
+
+  /** Up to `limit` contents stored more than `seconds` ago that no catalogue row references, after `after`. */
+  async unreferencedOlderThan(seconds: number, after: string, limit: number): Promise<string[]> {
+    const rows: { sha256: string }[] = await this.dataSource.query(
+      `SELECT b.sha256 FROM attachment_blobs b
+        WHERE b.sha256 > $3 AND b.created_at < now() - $1 * interval '1 second'
+          AND NOT EXISTS (SELECT 1 FROM attachments a WHERE a.sha256 = b.sha256)
+        ORDER BY b.sha256 LIMIT $2`,
+      [seconds, limit, after],
+    );
+    return rows.map((row) => row.sha256);
+  }
+
+  /** Removes these contents, in the caller's transaction; answers how many bytes went. */
+  async deleteMany(keys: readonly string[], tx: EntityManager): Promise<{ count: number; bytes: number }> {
+    if (keys.length === 0) return { count: 0, bytes: 0 };
+    const [row]: { count: number; bytes: string }[] = await tx.query(
+      `WITH gone AS (DELETE FROM attachment_blobs WHERE sha256 = ANY($1::text[]) RETURNING octet_length(bytes) AS size)
+       SELECT count(*)::int AS count, coalesce(sum(size), 0)::bigint AS bytes FROM gone`,
+      [keys],
+    );
+    return { count: row.count, bytes: Number(row.bytes) };
   }
 }

@@ -1,8 +1,11 @@
 import { Module, type OnModuleInit, Inject } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module.js';
 import { KurateConfig } from '../config/kurate-config.js';
+import { JobWorker } from '../jobs/job-worker.service.js';
+import { JobsModule } from '../jobs/jobs.module.js';
 import { PagesModule } from '../pages/pages.module.js';
 import { AttachmentBlobsRepository } from './attachment-blobs.repository.js';
+import { AttachmentStoreSweep } from './attachment-store-sweep.js';
 import { AttachmentsApiController } from './attachments.api.controller.js';
 import { AttachmentsRepository } from './attachments.repository.js';
 import { AttachmentsService } from './attachments.service.js';
@@ -15,6 +18,8 @@ import { LocalDirectoryStore } from './stores/local-directory.store.js';
 import { S3Store } from './stores/s3.store.js';
 import { UploadInterceptor } from './upload.interceptor.js';
 
+const SWEEP_EVERY_MS = 60 * 60_000;
+
 /** The store KURATE_ATTACHMENTS_STORE names. */
 export function attachmentStoreFor(config: KurateConfig, blobs: AttachmentBlobsRepository): AttachmentStore {
   const { store, directory, s3 } = config.attachments;
@@ -26,22 +31,32 @@ export function attachmentStoreFor(config: KurateConfig, blobs: AttachmentBlobsR
 /**
  * Files beside the pages (docs/attachments.md): uploads, the pluggable store, serving under strict headers, the
  * access rule through the referencing pages, and the pages' view of their files (it registers with PageSaveHooks
- * and PageFiles, so pages imports nothing of it).
+ * and PageFiles, so pages imports nothing of it). Workers sweep the store of what crashes leave (AttachmentStoreSweep).
  */
 @Module({
-  imports: [PagesModule, AuditModule],
+  imports: [PagesModule, AuditModule, JobsModule],
   controllers: [AttachmentsApiController, FilesController, AttachmentsWebController],
   providers: [
-    AttachmentsRepository, AttachmentBlobsRepository, AttachmentsService, PageFileRefsService, UploadInterceptor,
+    AttachmentsRepository, AttachmentBlobsRepository, AttachmentsService, AttachmentStoreSweep, PageFileRefsService, UploadInterceptor,
     { provide: ATTACHMENT_STORE, useFactory: attachmentStoreFor, inject: [KurateConfig, AttachmentBlobsRepository] },
   ],
   exports: [AttachmentsService, PageFileRefsService],
 })
 export class AttachmentsModule implements OnModuleInit {
-  constructor(@Inject(ATTACHMENT_STORE) private readonly store: AttachmentStore) {}
+  constructor(
+    @Inject(ATTACHMENT_STORE) private readonly store: AttachmentStore,
+    private readonly worker: JobWorker,
+    private readonly sweep: AttachmentStoreSweep,
+  ) {}
 
   /** A store that cannot be written stops the start with a sentence naming the variable to fix. */
   async onModuleInit(): Promise<void> {
     await this.store.check();
+    // At a worker's start and hourly (S3 is not swept: AttachmentStoreSweep).
+    if (this.store.kind !== 's3') {
+      this.worker.maintainEvery('The attachment store sweep', SWEEP_EVERY_MS, async (stopped) => {
+        await this.sweep.sweep({ stopped });
+      });
+    }
   }
 }

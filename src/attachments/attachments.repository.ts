@@ -129,6 +129,21 @@ export class AttachmentsRepository {
     return rows.length > 0;
   }
 
+  /**
+   * Runs `work` with the contents among `keys` that a catalogue row references, while the catalogue's writes wait (a
+   * SHARE lock on `attachments`, at most 5 s to get it): an upload, replacement or deletion cannot commit between the
+   * look and what `work` does. (An upload that stored its bytes and then waited here finds them gone after its commit
+   * and stores them again: AttachmentsService.upload.)
+   */
+  async withReferencesHeld<T>(keys: readonly string[], work: (referenced: Set<string>, tx: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(async (tx) => {
+      await tx.query("SET LOCAL lock_timeout = '5s'");
+      await tx.query('LOCK TABLE attachments IN SHARE MODE');
+      const rows: { sha256: string }[] = await tx.query('SELECT DISTINCT sha256 FROM attachments WHERE sha256 = ANY($1::text[])', [keys]);
+      return work(new Set(rows.map((row) => row.sha256)), tx);
+    });
+  }
+
   /** The files this audience may see, by path, with the pages that reference each (trashed ones for admins only). */
   async list(audience: FileAudience, limit: number, offset: number): Promise<{ items: ListedAttachment[]; total: number }> {
     const rows: (ListedAttachment & { total: number })[] = await this.dataSource.query(

@@ -42,6 +42,15 @@ const YIELD_AT_MOST_MS = 500;
 // Table maintenance (TableMaintenance) waits for a round in which neither this worker nor the web is busy, at most this long.
 const TABLES_POSTPONED_AT_MOST_MS = 10 * 60_000;
 
+/** A feature module's periodic upkeep (maintainEvery). */
+interface Chore {
+  name: string;
+  everyMs: number;
+  task: (stopped: () => boolean) => Promise<void>;
+  timer: NodeJS.Timeout | null;
+  running: Promise<void> | null;
+}
+
 /** A running job's abort reason when this process lost its leases (the job is handed back for a retry). */
 class LeaseLost extends Error {
   constructor() {
@@ -72,6 +81,7 @@ export class JobWorker implements BeforeApplicationShutdown {
   private tablesPostponedSince: number | null = null;
   /** A round of table maintenance is under way (a paced vacuum may outlast the interval). */
   private tablesRunning = false;
+  private readonly chores: Chore[] = [];
 
   constructor(
     private readonly queue: JobQueue,
@@ -122,6 +132,32 @@ export class JobWorker implements BeforeApplicationShutdown {
     for (const callback of this.startCallbacks) {
       await callback().catch((error: unknown) => this.logger.error(`A start-up task of the worker failed: ${(error as Error).message}`));
     }
+    for (const chore of this.chores) {
+      this.runChore(chore);
+      chore.timer = setInterval(() => this.runChore(chore), chore.everyMs);
+      chore.timer.unref();
+    }
+  }
+
+  private runChore(chore: Chore): void {
+    if (this.stopping || chore.running) return;
+    chore.running = chore
+      .task(() => this.stopping)
+      .catch((error: unknown) => {
+        if (!this.stopping) this.logger.error(`${chore.name} failed: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        chore.running = null;
+      });
+  }
+
+  /**
+   * Periodic upkeep of a feature module (e.g. the attachment store's sweep), registered at start-up: run by workers,
+   * beside the job and table maintenance, once soon after start and then every `everyMs`, never two rounds at once.
+   * A round is not awaited by start(); `stopped` tells it the worker is stopping (stop() waits for the round).
+   */
+  maintainEvery(name: string, everyMs: number, task: (stopped: () => boolean) => Promise<void>): void {
+    this.chores.push({ name, everyMs, task, timer: null, running: null });
   }
 
   /** Looks for jobs now rather than at the next poll (after this process enqueued some). */
@@ -162,11 +198,13 @@ export class JobWorker implements BeforeApplicationShutdown {
     this.stopping = true;
     if (this.maintenance) clearInterval(this.maintenance);
     if (this.orphanWatch) clearInterval(this.orphanWatch);
+    for (const chore of this.chores) if (chore.timer) clearInterval(chore.timer);
     for (const registration of this.registrations.values()) {
       for (const run of registration.running.values()) run.controller.abort(new Error('the worker is shutting down'));
       registration.wake();
     }
     await Promise.all(this.loops);
+    await Promise.all(this.chores.map((chore) => chore.running));
     await Promise.all([...this.registrations.values()].flatMap((r) => [...r.running.values()].map((run) => run.done)));
     this.startedAt = null;
   }

@@ -1,8 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, opendir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../../config/config-error.js';
 import { assertContentKey, type AttachmentStore } from './attachment-store.js';
+
+/** A file of the store's layout, as the sweep (AttachmentStoreSweep) sees it. */
+export interface StoredFile {
+  /** `content`: `ab/cd/<sha256>`; `temporary`: `ab/cd/<sha256>.<random>.tmp`, a write under way or cut short. */
+  kind: 'content' | 'temporary';
+  key: string;
+  path: string;
+}
+
+const FAN_OUT = /^[0-9a-f]{2}$/;
+const CONTENT_FILE = /^[0-9a-f]{64}$/;
+const TEMPORARY_FILE = /^([0-9a-f]{64})\.[0-9a-f]{12}\.tmp$/;
 
 /**
  * Files in a folder (KURATE_ATTACHMENTS_DIR, default `<KURATE_DATA_DIR>/attachments`), as `ab/cd/<sha256>`: two
@@ -49,6 +61,44 @@ export class LocalDirectoryStore implements AttachmentStore {
 
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  /**
+   * Every file of the store's layout, one folder at a time, read as a stream (opendir), so a folder of any size is
+   * never held in memory whole. Names of any other shape (the operator's own files, say) are never listed.
+   */
+  async *files(): AsyncGenerator<StoredFile> {
+    for await (const first of this.folders(this.directory)) {
+      for await (const second of this.folders(path.join(this.directory, first))) {
+        const folder = path.join(this.directory, first, second);
+        const entries = await opendir(folder).catch(() => null);
+        if (!entries) continue;
+        for await (const entry of entries) {
+          if (!entry.isFile()) continue;
+          const temporary = TEMPORARY_FILE.exec(entry.name);
+          const key = temporary ? temporary[1] : CONTENT_FILE.test(entry.name) ? entry.name : null;
+          // Only a file in the folders its key names is the store's.
+          if (!key || key.slice(0, 2) !== first || key.slice(2, 4) !== second) continue;
+          yield { kind: temporary ? 'temporary' : 'content', key, path: path.join(folder, entry.name) };
+        }
+      }
+    }
+  }
+
+  /** A file of files(): when it was last written (ms since the epoch) and its size; null when it is gone. */
+  async statOf(file: StoredFile): Promise<{ mtimeMs: number; size: number } | null> {
+    return stat(file.path).then((s) => ({ mtimeMs: s.mtimeMs, size: s.size }), () => null);
+  }
+
+  /** Removes a file of files(); one already gone is no error. */
+  async remove(file: StoredFile): Promise<void> {
+    await rm(file.path, { force: true });
+  }
+
+  private async *folders(parent: string): AsyncGenerator<string> {
+    const entries = await opendir(parent).catch(() => null);
+    if (!entries) return;
+    for await (const entry of entries) if (entry.isDirectory() && FAN_OUT.test(entry.name)) yield entry.name;
   }
 
   private pathOf(key: string): string {
