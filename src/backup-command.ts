@@ -80,7 +80,9 @@ export async function restore(file: string, options: { force?: boolean }): Promi
     return {
       json: summary,
       lines: [
-        `Restored ${file} (taken ${summary.createdAt}, schema ${summary.schemaVersion}): ${rows} rows of ${summary.tables.length} tables.`,
+        summary.interruptedAt
+          ? `Finished the restore of ${file} (taken ${summary.createdAt}) interrupted after its load committed at ${summary.interruptedAt}: its ${rows} rows were loaded then and are kept.`
+          : `Restored ${file} (taken ${summary.createdAt}, schema ${summary.schemaVersion}): ${rows} rows of ${summary.tables.length} tables.`,
         `Rebuilt: links and search of ${rebuilt.pages} pages (${rebuilt.links} links), search of ${rebuilt.chunks} chunks; ` +
           `${rebuilt.extractionJobs} extraction jobs queued (kept chunks cost no extraction call; a worker runs them once a server starts).`,
         ...(rebuilt.unparsablePages.length > 0 ? [`Pages whose source does not parse (no links rebuilt): ${rebuilt.unparsablePages.join(', ')}`] : []),

@@ -69,4 +69,5 @@ export const INSTANCE_TABLES: readonly { name: string; why: string }[] = [
   { name: 'login_attempts', why: 'throttling state' },
   { name: 'kg_extraction_failures', why: 'failed jobs of the old instance, whose jobs are not in the backup; a failing page fails again' },
   { name: 'schema_migrations', why: 'recorded in the archive’s header and checked, never loaded' },
+  { name: 'restore_rebuild_owed', why: 'a mark the restore’s load commits and its rebuild removes: the next start or restore finishes a rebuild left owed (migration 0033)' },
 ];

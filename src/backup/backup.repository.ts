@@ -3,6 +3,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import type { BackupTable } from './backup-tables.js';
 
+/** A restore whose load committed and whose rebuild has not finished (migration 0033). */
+export interface RebuildOwed {
+  /** The archive's file name. */
+  file: string;
+  checksum: string;
+  /** When the archive was written (its header's createdAt). */
+  archiveCreatedAt: string;
+  /** When the load committed, ISO 8601. */
+  loadedAt: string;
+}
+
 /** Rows fetched from a cursor at a time while writing a backup (page bodies and revisions can be large). */
 const FETCH_ROWS = 100;
 
@@ -112,6 +123,33 @@ export class BackupRepository {
    */
   async excludeEveryPage(tx: EntityManager): Promise<void> {
     await tx.query(`INSERT INTO kg_excluded_pages (page_id, reason) SELECT id, 'default' FROM pages`);
+  }
+
+  /**
+   * The mark that a restore's rebuild is owed, written in the load's own transaction (migration 0033): a process
+   * killed after the load committed leaves it for the next start or restore to find.
+   */
+  async markRebuildOwed(owed: { file: string; checksum: string; archiveCreatedAt: string }, tx: EntityManager): Promise<void> {
+    await tx.query(
+      `INSERT INTO restore_rebuild_owed (file, checksum, archive_created_at) VALUES ($1, $2, $3)
+       ON CONFLICT (only_row) DO UPDATE SET file = excluded.file, checksum = excluded.checksum, archive_created_at = excluded.archive_created_at, loaded_at = now()`,
+      [owed.file, owed.checksum, owed.archiveCreatedAt],
+    );
+  }
+
+  /** The restore whose rebuild is still owed, if any. */
+  async rebuildOwed(): Promise<RebuildOwed | null> {
+    const rows: { file: string; checksum: string; archive_created_at: string; loaded_at: Date }[] = await this.dataSource.query(
+      'SELECT file, checksum, archive_created_at, loaded_at FROM restore_rebuild_owed',
+    );
+    if (rows.length === 0) return null;
+    const [row] = rows;
+    return { file: row.file, checksum: row.checksum, archiveCreatedAt: row.archive_created_at, loadedAt: new Date(row.loaded_at).toISOString() };
+  }
+
+  /** The rebuild is done: the mark goes (only if it is still this archive's: a forced restore of another left its own). */
+  async clearRebuildOwed(checksum: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM restore_rebuild_owed WHERE checksum = $1', [checksum]);
   }
 
   /** Tables of the current schema (for the check that every table is declared backed up, derived or per instance). */

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import { PageFileRefsService } from '../attachments/page-file-refs.service.js';
 import { AuditService, type AuditActor } from '../audit/audit.service.js';
 import { KurateConfig } from '../config/kurate-config.js';
+import { DatabaseSetupError } from '../db/migration-runner.js';
 import { KgExtractionQueue } from '../kg/kg-extraction-queue.service.js';
 import { PagesService } from '../pages/pages.service.js';
 import { PolicyReconciler } from '../policy/policy-reconciler.service.js';
@@ -31,7 +33,17 @@ export interface RestoreSummary {
   schemaVersion: string;
   createdAt: string;
   tables: { name: string; rows: number }[];
-  rebuilt: { pages: number; links: number; unparsablePages: string[]; chunks: number; extractionJobs: number };
+  rebuilt: RestoreRebuilt;
+  /** When this run only finished the rebuild of an earlier run of the same archive, killed after its load committed: when that load committed. */
+  interruptedAt: string | null;
+}
+
+export interface RestoreRebuilt {
+  pages: number;
+  links: number;
+  unparsablePages: string[];
+  chunks: number;
+  extractionJobs: number;
 }
 
 /** `kurate backup`: everything that is not derived, as of one moment, into one archive (src/backup/backup-archive.ts). */
@@ -79,9 +91,14 @@ export class BackupService {
  * that commits only when the archive's checksum matched, then rebuilds what derives from it as the app does: links
  * and search vectors from the pages' Markdown, the inclusion policy's decisions, word statistics, and extraction
  * and embedding jobs (which a worker runs once a server starts).
+ *
+ * The load's transaction also records that the rebuild is owed (restore_rebuild_owed, migration 0033), and the
+ * rebuild removes the mark when its last step is done. A restore killed in between is finished by whatever runs
+ * next: a server, as it starts and before it serves (onApplicationBootstrap), or `kurate restore` run again. Every
+ * step recomputes from the restored rows, so running one again is harmless.
  */
 @Injectable()
-export class RestoreService {
+export class RestoreService implements OnApplicationBootstrap {
   private readonly logger = new Logger('Restore');
 
   constructor(
@@ -91,7 +108,31 @@ export class RestoreService {
     private readonly reconciler: PolicyReconciler,
     private readonly extraction: KgExtractionQueue,
     private readonly fileRefs: PageFileRefsService,
+    private readonly config: KurateConfig,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
+
+  /**
+   * A server starting on an instance whose restore was killed after its load committed finishes the rebuild before
+   * it serves (pages saved meanwhile would race it). Not the job-worker role (the web or all process does it; no jobs
+   * exist before it has), nor the backup commands' own application (no HTTP adapter): `kurate restore` run again
+   * finishes it itself.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (!this.adapterHost.httpAdapter || this.config.extraction.role === 'worker') return;
+    const owed = await this.repository.rebuildOwed();
+    if (!owed) return;
+    this.logger.warn(`The restore of ${owed.file} (load committed at ${owed.loadedAt}) was interrupted before its rebuild finished: finishing it before serving`);
+    try {
+      const rebuilt = await this.rebuild(owed.checksum);
+      this.logger.warn(`Finished the rebuild of the restore of ${owed.file}: ${rebuilt.pages} pages (${rebuilt.links} links), ${rebuilt.chunks} chunks, ${rebuilt.extractionJobs} extraction jobs queued`);
+    } catch (error) {
+      throw new DatabaseSetupError(
+        `the restore of ${owed.file} (load committed at ${owed.loadedAt}) was interrupted, and finishing its rebuild failed: ${(error as Error).message}. ` +
+          'Start again to retry, or run kurate restore with the archive (add --force to load it again).',
+      );
+    }
+  }
 
   async restore(file: string, options: { force?: boolean; actor?: AuditActor } = {}): Promise<RestoreSummary> {
     const header = await readBackupHeader(file);
@@ -100,6 +141,16 @@ export class RestoreService {
     const unknown = header.tables.map((t) => t.name).filter((name) => !known.has(name));
     if (unknown.length > 0) throw new BackupError(`The backup has tables this Kurate does not restore (${unknown.join(', ')}): restore it with the Kurate version that wrote it.`);
     if (!options.force) {
+      // A run of this restore killed after its load committed: finish it, without loading again.
+      const owed = await this.repository.rebuildOwed();
+      if (owed) {
+        this.logger.warn(`Finishing the rebuild of the restore of ${owed.file} interrupted at ${owed.loadedAt} (its load had committed)`);
+        const rebuilt = await this.rebuild(owed.checksum);
+        if (owed.archiveCreatedAt === header.createdAt) {
+          return { file, checksum: owed.checksum, schemaVersion: header.schemaVersion.at(-1) ?? 'none', createdAt: header.createdAt, tables: header.tables, rebuilt, interruptedAt: owed.loadedAt };
+        }
+        this.logger.warn(`The instance holds ${owed.file} (taken ${owed.archiveCreatedAt}), not this archive (taken ${header.createdAt})`);
+      }
       const filled = await this.repository.nonEmpty(BACKUP_TABLES.filter((t) => t.content).map((t) => t.name));
       if (filled.length > 0) {
         const what = filled.map((t) => `${t.table} (${t.rows} rows)`).join(', ');
@@ -136,19 +187,30 @@ export class RestoreService {
       await this.audit.record(options.actor ?? BACKUP_ACTOR, 'backup.restore', path.basename(file), {
         checksum, createdAt: header.createdAt, from: header.database, schemaVersion: header.schemaVersion.at(-1) ?? 'none', rows: rowCounts(header.tables), forced: options.force === true,
       }, null, tx);
+      // Committed with the load: until the rebuild below removes it, the next start or restore finishes the rebuild.
+      await this.repository.markRebuildOwed({ file: path.basename(file), checksum, archiveCreatedAt: header.createdAt }, tx);
     });
 
     this.logger.log(`Loaded ${file}; rebuilding links, search and the knowledge graph's derived data`);
+    const rebuilt = await this.rebuild(checksum);
+    return { file, checksum, schemaVersion: header.schemaVersion.at(-1) ?? 'none', createdAt: header.createdAt, tables: header.tables, rebuilt, interruptedAt: null };
+  }
+
+  /**
+   * Everything that derives from the restored rows, computed again; then the mark that it was owed goes. Each step
+   * recomputes from the rows (or enqueues jobs unique per page and source), so a rebuild cut short is run again whole.
+   */
+  private async rebuild(checksum: string): Promise<RestoreRebuilt> {
     const index = await this.pages.rebuildIndex();
     // The Page Graph's links to files, from the restored references (page_links was rebuilt without them).
     await this.fileRefs.relinkAll();
     if (index.unparsable.length > 0) this.logger.warn(`Pages whose source no longer parses kept their stored link keys and have no links: ${index.unparsable.join(', ')}`);
+    // At a server's start, after its own reconciliation (two at once would only repeat each other).
+    await this.reconciler.whenStartupRebuildDone();
     await this.reconciler.reconcileAll('restore');
     const kg = await this.extraction.rebuildAfterRestore();
-    return {
-      file, checksum, schemaVersion: header.schemaVersion.at(-1) ?? 'none', createdAt: header.createdAt, tables: header.tables,
-      rebuilt: { pages: index.pages, links: index.links, unparsablePages: index.unparsable, chunks: kg.chunks, extractionJobs: kg.enqueued },
-    };
+    await this.repository.clearRebuildOwed(checksum);
+    return { pages: index.pages, links: index.links, unparsablePages: index.unparsable, chunks: kg.chunks, extractionJobs: kg.enqueued };
   }
 
   /** The archive's rows fit this database only if both have the same migrations applied. */

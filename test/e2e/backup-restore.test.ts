@@ -1,18 +1,22 @@
 // @module-tag slow (three whole apps, two of them on embedded databases migrated from scratch when the suite runs on PostgreSQL): docs/testing.md
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type supertest from 'supertest';
-import type { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createApp } from '../../src/app.setup.js';
 import { BackupError } from '../../src/backup/backup-archive.js';
 import { BackupService, RestoreService } from '../../src/backup/backup.service.js';
 import { BACKUP_TABLES, DERIVED_TABLES, INSTANCE_TABLES } from '../../src/backup/backup-tables.js';
 import { BackupRepository } from '../../src/backup/backup.repository.js';
-import { EMBED_NODES_QUEUE, REEMBED_QUEUE } from '../../src/kg/kg-extraction-queue.service.js';
-import { realPostgresUrl } from '../support/database.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { loadConfig, type KurateConfig } from '../../src/config/kurate-config.js';
+import { EMBED_NODES_QUEUE, EXTRACT_PAGE_QUEUE, REEMBED_QUEUE } from '../../src/kg/kg-extraction-queue.service.js';
+import { PagesService } from '../../src/pages/pages.service.js';
+import { pgliteTemplate, pgliteTemplatePath, realPostgresUrl } from '../support/database.js';
+import { freshTestConfig, startTestApp, type TestApp } from '../support/test-app.js';
 import { setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
 const KG = '/admin/knowledge-graph';
@@ -36,6 +40,43 @@ async function rowsOf(db: DataSource, table: string, omit: string[] = []): Promi
 
 async function query<T>(db: DataSource, sql: string, params: unknown[] = []): Promise<T[]> {
   return db.query(sql, params);
+}
+
+/** What a restore rebuilds rather than loads: the Page Graph, search, the policy's decisions, word statistics. */
+async function derived(db: DataSource) {
+  return {
+    links: await query(db, 'SELECT from_page_id, kind, target, target_key, heading, position, resolved_page_id, resolved_attachment_id FROM page_links ORDER BY from_page_id, position'),
+    excluded: await query(db, 'SELECT page_id, reason, policy_cluster FROM kg_excluded_pages ORDER BY page_id'),
+    terms: await query(db, 'SELECT page_id, term, lower, capitalised FROM kg_page_terms ORDER BY page_id, term'),
+    searchTerms: await query(db, 'SELECT page_id, lexeme, tf_a, tf_b, tf_c FROM page_search_terms ORDER BY page_id, lexeme'),
+    pageSearch: await query(db, 'SELECT id, search::text FROM pages ORDER BY id'),
+    chunkSearch: await query(db, 'SELECT id, search::text FROM kg_content_chunks ORDER BY id'),
+    mentionContext: await query(db, 'SELECT id, context::text FROM kg_mentions ORDER BY id'),
+  };
+}
+
+/** Open extraction jobs, and whether a restore's rebuild is still owed. */
+async function leftOwed(db: DataSource): Promise<{ owed: number; jobs: number }> {
+  const [row] = await query<{ owed: number; jobs: number }>(db, `SELECT (SELECT count(*)::int FROM restore_rebuild_owed) AS owed,
+    (SELECT count(*)::int FROM pgboss.job WHERE name = $1 AND state IN ('created', 'retry', 'active')) AS jobs`, [EXTRACT_PAGE_QUEUE]);
+  return row;
+}
+
+/** A restore killed right after its load committed: its first rebuild step fails, as a kill -9 there would leave it. */
+async function restoreKilledAfterLoad(app: NestExpressApplication, file: string): Promise<void> {
+  const cut = vi.spyOn(app.get(PagesService), 'rebuildIndex').mockRejectedValueOnce(new Error('killed after the load committed'));
+  try {
+    await expect(app.get(RestoreService).restore(file)).rejects.toThrow(/killed after the load committed/);
+  } finally {
+    cut.mockRestore();
+  }
+  // What the audit found left behind: no links, no search, every page excluded, no extraction.
+  const db = app.get(DataSource);
+  const [left] = await query<Record<string, number>>(db, `SELECT (SELECT count(*)::int FROM page_links) AS links, (SELECT count(*)::int FROM page_search_terms) AS terms,
+    (SELECT count(*)::int FROM pages WHERE search IS NOT NULL) AS searchable, (SELECT count(*)::int FROM kg_content_chunks WHERE search IS NOT NULL) AS chunks,
+    (SELECT count(*)::int FROM kg_excluded_pages) - (SELECT count(*)::int FROM pages) AS included, (SELECT count(*)::int FROM restore_rebuild_owed) AS owed`);
+  expect(left).toEqual({ links: 0, terms: 0, searchable: 0, chunks: 0, included: 0, owed: 1 });
+  expect((await leftOwed(db)).jobs).toBe(0);
 }
 
 describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 'embedded (set DATABASE_URL for the PostgreSQL leg)'} → embedded`, () => {
@@ -164,17 +205,10 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
     expect(restoreAudit).toEqual([{ actor_name: 'kurate backup', details: expect.objectContaining({ forced: false, from: 'embedded' }) }]);
 
     // Rebuilt at once: the Page Graph, search, the policy's decisions, word statistics.
-    const derived = async (t: TestApp) => ({
-      links: await query(t.dataSource, 'SELECT from_page_id, kind, target, target_key, heading, position, resolved_page_id, resolved_attachment_id FROM page_links ORDER BY from_page_id, position'),
-      excluded: await query(t.dataSource, 'SELECT page_id, reason, policy_cluster FROM kg_excluded_pages ORDER BY page_id'),
-      terms: await query(t.dataSource, 'SELECT page_id, term, lower, capitalised FROM kg_page_terms ORDER BY page_id, term'),
-      searchTerms: await query(t.dataSource, 'SELECT page_id, lexeme, tf_a, tf_b, tf_c FROM page_search_terms ORDER BY page_id, lexeme'),
-      chunkSearch: await query(t.dataSource, 'SELECT id, search::text FROM kg_content_chunks ORDER BY id'),
-      mentionContext: await query(t.dataSource, 'SELECT id, context::text FROM kg_mentions ORDER BY id'),
-    });
-    const before = await derived(source);
+    const before = await derived(source.dataSource);
     expect(before.links.length).toBeGreaterThan(3);
-    expect(await derived(middle)).toEqual(before);
+    expect(await derived(middle.dataSource)).toEqual(before);
+    expect(await query(middle.dataSource, 'SELECT * FROM restore_rebuild_owed')).toEqual([]);
     const http = middle.http;
     expect(before.links.some((l) => (l as { resolved_attachment_id: string | null }).resolved_attachment_id !== null)).toBe(true);
     expect((await http.get('/files/img/diagram.png').expect(200)).headers['content-type']).toBe('image/png');
@@ -229,5 +263,67 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
     expect(await query(last.dataSource, `SELECT slug FROM pages WHERE slug = 'after'`)).toEqual([]);
     const audit = await query<{ details: { forced: boolean } }>(last.dataSource, `SELECT details FROM audit_log WHERE action = 'backup.restore' ORDER BY id DESC LIMIT 1`);
     expect(audit[0].details.forced).toBe(true);
+  });
+
+  it('finishes a restore killed after its load committed when it is run again, without loading again', async () => {
+    const t = await startTestApp();
+    try {
+      await restoreKilledAfterLoad(t.app, first);
+      const pagesBefore = await rowsOf(t.dataSource, 'pages', ['updated_at']);
+      const summary = await t.app.get(RestoreService).restore(first);
+      expect(summary.interruptedAt).toEqual(expect.any(String));
+      expect(summary.rebuilt.pages).toBe(6);
+      expect(summary.rebuilt.extractionJobs).toBeGreaterThan(0);
+      expect(await rowsOf(t.dataSource, 'pages', ['updated_at'])).toEqual(pagesBefore);
+      expect(await derived(t.dataSource)).toEqual(await derived(source.dataSource));
+      expect(await leftOwed(t.dataSource)).toEqual({ owed: 0, jobs: summary.rebuilt.extractionJobs });
+      expect(await query(t.dataSource, `SELECT count(*)::int AS n FROM audit_log WHERE action = 'backup.restore'`)).toEqual([{ n: 1 }]);
+      // Finished: the next run is refused again, as for any instance that is not empty.
+      await expect(t.app.get(RestoreService).restore(first)).rejects.toThrow(/not empty/);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('finishes a restore killed after its load committed when a server starts on the database, before it serves', async () => {
+    // The same database opened twice: PostgreSQL, or an embedded one in a data folder.
+    let config: KurateConfig;
+    let drop = async () => {};
+    if (realPostgresUrl()) {
+      ({ config, drop } = await freshTestConfig());
+    } else {
+      config = loadConfig({
+        KURATE_LOG_LEVEL: 'error', KURATE_BUILTIN_EXTRACTOR_THREADS: '0', KURATE_RENDER_THREADS: '0', KURATE_PASSWORD_HASH_COST: 'm=1024,t=1,p=1',
+        KURATE_ATTACHMENTS_STORE: 'database', KURATE_DATA_DIR: path.join(dir, 'interrupted-data'),
+      });
+      if (config.database.kind === 'embedded' && existsSync(pgliteTemplatePath())) config.database.snapshot = pgliteTemplate();
+    }
+    try {
+      const killed = await createApp(config);
+      await killed.init();
+      try {
+        await restoreKilledAfterLoad(killed, first);
+      } finally {
+        await killed.close();
+      }
+      // The data folder exists now: opened as it is, not from the template again.
+      if (config.database.kind === 'embedded') delete (config.database as { snapshot?: Blob }).snapshot;
+      const restarted = await createApp(config);
+      await restarted.init();
+      try {
+        const db = restarted.get(DataSource);
+        expect(await derived(db)).toEqual(await derived(source.dataSource));
+        const left = await leftOwed(db);
+        expect(left.owed).toBe(0);
+        expect(left.jobs).toBeGreaterThan(0);
+        const http = (await import('supertest')).default(restarted.getHttpServer());
+        expect((await http.get('/api/search?q=Sanfilippo').expect(200)).body.hits.map((i: { slug: string }) => i.slug)).toEqual(['redis']);
+        expect((await http.get('/api/pages/postgresql/backlinks').expect(200)).body.items.map((b: { slug: string }) => b.slug).sort()).toEqual(['kubernetes', 'private-diary', 'redis']);
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      await drop();
+    }
   });
 });
