@@ -4,10 +4,13 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import supertest from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.setup.js';
 import { ApiTokensService } from '../../src/auth/api-tokens.service.js';
 import { UsersService } from '../../src/auth/users.service.js';
+import { RestoreService } from '../../src/backup/backup.service.js';
+import { PagesService } from '../../src/pages/pages.service.js';
 import { loadConfig, type KurateConfig } from '../../src/config/kurate-config.js';
 import { EMBEDDED_LOCK_FILE } from '../../src/db/embedded-postgres.js';
 import { closedPort } from '../support/cli.js';
@@ -127,6 +130,26 @@ describe(`kurate backup and kurate restore from the shell (${ON_POSTGRES ? 'Post
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^kurate: This instance is not empty: users \(1 rows\), api_tokens \(1 rows\), audit_log \(\d+ rows\), pages \(1 rows\).*add --force to replace everything in this one\.\n$/);
     expect((await kurate(cli, target, 'restore', archive, '--force')).code).toBe(0);
+  });
+
+  it('finishes a restore killed after its load committed when run again, instead of refusing', async () => {
+    // The kill: through the services on the target database, the first rebuild step fails once the load committed.
+    const config = loadConfig({ ...TEST_ENV, ...target });
+    const app = await createApp(config);
+    await app.init();
+    try {
+      vi.spyOn(app.get(PagesService), 'rebuildIndex').mockRejectedValueOnce(new Error('killed after the load committed'));
+      await expect(app.get(RestoreService).restore(archive, { force: true })).rejects.toThrow(/killed/);
+      expect(await app.get(DataSource).query('SELECT count(*)::int AS n FROM page_links')).toEqual([{ n: 0 }]);
+    } finally {
+      await app.close();
+    }
+    const again = await kurate(cli, target, 'restore', archive);
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^Finished the restore of .*wiki\.kbk \(taken .*\) interrupted after its load committed at .*\nRebuilt: links and search of 1 pages \(1 links\)/);
+    const refused = await kurate(cli, target, 'restore', archive);
+    expect(refused.stderr).toMatch(/not empty/);
   });
 
   it('leaves a wiki a server starts on and serves', async () => {
