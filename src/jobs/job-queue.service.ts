@@ -136,7 +136,7 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
       })),
       tx ? { db: transactionJobDatabase(tx) } : {},
     );
-    if (jobs.length >= ANALYZE_AFTER_JOBS) await this.jobs.analyzeJobTable();
+    if (jobs.length >= ANALYZE_AFTER_JOBS) await this.jobs.analyzeJobTable(tx);
   }
 
   async fetch<T>(queue: string, batchSize: number): Promise<FetchedJob<T>[]> {

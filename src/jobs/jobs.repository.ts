@@ -69,8 +69,9 @@ export class JobsRepository {
   }
 
   /** Refreshes the planner's statistics of the job table (every queue's partition; milliseconds for thousands of jobs). */
-  async analyzeJobTable(): Promise<void> {
-    await this.dataSource.query(`ANALYZE ${JOB_SCHEMA}.job`);
+  /** With `tx`, in that open transaction (which counts its own new jobs): the embedded database has one connection. */
+  async analyzeJobTable(tx?: EntityManager): Promise<void> {
+    await (tx ?? this.dataSource).query(`ANALYZE ${JOB_SCHEMA}.job`);
   }
 
   /**
