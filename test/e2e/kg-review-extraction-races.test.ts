@@ -45,15 +45,18 @@ describe('review actions racing the extraction of pages that mention the same na
     await admin.put(`/api/pages/${slug}`).send({ body, baseVersion: page.version }).expect(200);
   }
 
-  async function raceWithRun(proposal: string, slug: string, sentence: string, review: () => Promise<supertest.Response>): Promise<supertest.Response> {
-    // The review action and the run both reach the proposal's row, held here, the review first.
+  /**
+   * The proposal's row is held here until the review of it and the run `startRun` causes both queue, the review
+   * first; then released. Before the fixes the run queued on the row too; now it waits for the review's lock on the
+   * name, or on the edge's signature.
+   */
+  async function raceReviewWithRun(proposal: string, review: () => Promise<supertest.Response>, startRun: () => Promise<unknown>): Promise<supertest.Response> {
     const gate = await holdLock(t.dataSource, 'SELECT 1 FROM kg_proposals WHERE id = $1 FOR UPDATE', [proposal]);
     let answer: Promise<supertest.Response>;
     try {
       answer = review();
       await waitFor('the review to queue', async () => (await gate.waiting()) >= 1);
-      await editFirstSection(slug, sentence);
-      // Before the fix the run queued on the row too; now it waits for the review's name lock instead.
+      await startRun();
       if (ON_POSTGRES) await waitFor('the run to queue', async () => (await gate.waiting()) >= 2);
     } finally {
       await gate.release();
@@ -62,6 +65,9 @@ describe('review actions racing the extraction of pages that mention the same na
     await waitForJobs(t);
     return settled;
   }
+
+  const raceWithRun = (proposal: string, slug: string, sentence: string, review: () => Promise<supertest.Response>) =>
+    raceReviewWithRun(proposal, review, () => editFirstSection(slug, sentence));
 
   it('a rejection while a run proposes the same name again: the name stays rejected, no pending twin', async () => {
     const { slug, proposal } = await extractedSubject('Zola', 'race-reject');
@@ -106,26 +112,10 @@ describe('review actions racing the extraction of pages that mention the same na
     return { ...edge, text };
   }
 
-  /**
-   * The edge proposal's row is held here until the review of it and the run of a second page saying the same both
-   * queue (before the fix the run queued on the row in its upsert; now it waits for the review's lock on the
-   * signature), the review first.
-   */
-  async function raceEdgeReview(edge: { id: string; text: string }, cluster: string, review: () => Promise<supertest.Response>): Promise<supertest.Response> {
-    const gate = await holdLock(t.dataSource, 'SELECT 1 FROM kg_proposals WHERE id = $1 FOR UPDATE', [edge.id]);
-    let answer: Promise<supertest.Response>;
-    try {
-      answer = review();
-      await waitFor('the review to queue', async () => (await gate.waiting()) >= 1);
-      await admin.post('/api/pages').send({ title: `Again ${edge.id}`, body: `---\ncluster: ${cluster}\n---\n${edge.text.replace('## ', '## Again ')}` }).expect(201);
-      if (ON_POSTGRES) await waitFor('the run to queue', async () => (await gate.waiting()) >= 2);
-    } finally {
-      await gate.release();
-    }
-    const settled = await answer!;
-    await waitForJobs(t);
-    return settled;
-  }
+  /** A second page saying the same as the edge's, saved while the review of the edge waits (raceReviewWithRun). */
+  const raceEdgeReview = (edge: { id: string; text: string }, cluster: string, review: () => Promise<supertest.Response>) =>
+    raceReviewWithRun(edge.id, review, () =>
+      admin.post('/api/pages').send({ title: `Again ${edge.id}`, body: `---\ncluster: ${cluster}\n---\n${edge.text.replace('## ', '## Again ')}` }).expect(201));
 
   const withSignature = (signature: string): Promise<{ id: string; status: string }[]> =>
     t.dataSource.query(`SELECT id::text AS id, status FROM kg_proposals WHERE kind = 'edge' AND signature = $1 ORDER BY id`, [signature]);
