@@ -48,7 +48,7 @@ export class ApiTokensRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  /** At most one write a minute per token. */
+  /** At most one write a minute per token (ApiTokensService asks only when the row it read is older than that). */
   async touch(id: string): Promise<void> {
     await this.dataSource.query(
       `UPDATE api_tokens SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,

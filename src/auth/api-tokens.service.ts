@@ -12,6 +12,8 @@ import type { RequestOrigin } from './users.service.js';
 export const TOKEN_PREFIX = 'kur_';
 const SHOWN_PREFIX_LENGTH = TOKEN_PREFIX.length + 8;
 const MAX_LIFETIME_MS = 10 * 366 * 86_400_000;
+/** How often a token's "last used" time is written, at most (the repository's statement also holds to it). */
+const TOUCH_INTERVAL_MS = 60_000;
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
@@ -162,7 +164,8 @@ export class ApiTokensService {
     const user = found?.user as UserEntity | undefined;
     if (!found || !user || found.revokedAt || user.disabledAt) return null;
     if (found.expiresAt && found.expiresAt <= new Date()) return null;
-    await this.tokens.touch(found.id);
+    // "Last used" is kept to the minute: a token used within the minute it was read at costs no statement.
+    if (!found.lastUsedAt || Date.now() - found.lastUsedAt.getTime() >= TOUCH_INTERVAL_MS) await this.tokens.touch(found.id);
     const role = lowerRole(user.role, scopeCeiling(found.scopes));
     return {
       userId: user.id,

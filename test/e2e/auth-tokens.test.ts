@@ -36,6 +36,25 @@ describe('personal API tokens', () => {
     expect(page.body.createdBy).toBe('Tess Token');
   });
 
+  it("keeps a token's last use to the minute: written at its first use, not again within the minute, again after", async () => {
+    const { body } = await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'last-used' }).expect(201);
+    expect(body.lastUsedAt).toBeNull();
+    const lastUsed = async (): Promise<Date> => (await t.dataSource.query(`SELECT last_used_at AS at FROM api_tokens WHERE id = $1`, [body.id]))[0].at;
+    await t.http.get('/api/pages').set(bearer(body.token)).expect(200);
+    const first = await lastUsed();
+    expect(first).toBeInstanceOf(Date);
+    // Within the minute: no new write (the time stays that of the first use).
+    await t.http.get('/api/pages').set(bearer(body.token)).expect(200);
+    expect(await lastUsed()).toEqual(first);
+    // A minute later (the stored time moved back): the next use writes it again, and the listing shows it.
+    await t.dataSource.query(`UPDATE api_tokens SET last_used_at = last_used_at - interval '61 seconds' WHERE id = $1`, [body.id]);
+    await t.http.get('/api/pages').set(bearer(body.token)).expect(200);
+    const again = await lastUsed();
+    expect(again.getTime()).toBeGreaterThan(first.getTime() - 61_000);
+    const list = await t.http.get('/api/tokens').set(bearer(author.token)).expect(200);
+    expect(new Date(list.body.items.find((i: { id: string }) => i.id === body.id).lastUsedAt)).toEqual(again);
+  });
+
   it('revokes a token: the next request with it is a 401, and the revocation is audited', async () => {
     const { body } = await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'short-lived' }).expect(201);
     await t.http.get('/api/tokens').set(bearer(body.token)).expect(200);
