@@ -21,8 +21,8 @@ export interface ExtractionSource {
   contextHash: string;
 }
 
-export function extractionSourceOf(page: ExtractionSourceInput): ExtractionSource {
-  const markdown = markdownOf(page.body);
+/** `markdown`: the body without frontmatter and comments, when the caller has it already (a save parsed it). */
+export function extractionSourceOf(page: ExtractionSourceInput, markdown = markdownOf(page.body)): ExtractionSource {
   const sourceHash = createHash('sha256')
     .update(page.title)
     .update('\u0000')

@@ -112,11 +112,14 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
   /** Inside the save's transaction: enqueue when the policy includes the page and what extraction reads changed. */
   async onPageSaved(event: PageSavedEvent, tx: EntityManager): Promise<void> {
     const { page, change } = event;
+    if (change === 'deleted') {
+      await this.repository.replacePageTerms(page.id, null, tx);
+      return;
+    }
+    const source = extractionSourceOf(page, event.text);
     // The wiki's word statistics cover every live page, included or not: they describe its language, not its facts.
-    await this.repository.replacePageTerms(page.id, change === 'deleted' ? null : termCounts(extractionSourceOf(page).markdown), tx);
-    if (change === 'deleted') return;
+    await this.repository.replacePageTerms(page.id, termCounts(source.markdown), tx);
     if (!(event.kgIncluded ?? (await this.policy.isPageIncluded(page.id, tx)))) return;
-    const source = extractionSourceOf(page);
     const state = await this.repository.extractionState(page.id, tx);
     const trigger: ExtractionTrigger = { kind: 'save', previousSourceHash: state.record || !state.hasChunks ? null : await this.previousSourceHash(page.id, page.version, tx) };
     if (!needsExtraction(state, source, this.embeddings.model, trigger)) {

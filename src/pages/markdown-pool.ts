@@ -66,10 +66,10 @@ export class MarkdownPool implements OnModuleInit, OnApplicationShutdown {
     return (await this.inThread({ kind: 'references', markdown }, markdown.length)) as MarkdownReferences;
   }
 
-  /** The links and file references of a page's source being saved (its frontmatter already validated). */
-  async saveAnalysis(source: string): Promise<SaveAnalysis> {
-    if (this.threads === 0 || source.length <= INLINE_RENDER_MAX_CHARS) return saveAnalysisOf(source);
-    return (await this.inThread({ kind: 'save', source }, source.length)) as SaveAnalysis;
+  /** The links, embeds and file references of a page being saved: `markdown` is its source without frontmatter. */
+  async saveAnalysis(markdown: string): Promise<SaveAnalysis> {
+    if (this.threads === 0 || markdown.length <= INLINE_RENDER_MAX_CHARS) return saveAnalysisOf(markdown);
+    return (await this.inThread({ kind: 'save', markdown }, markdown.length)) as SaveAnalysis;
   }
 
   private async inThread(work: MarkdownTask, size: number): Promise<MarkdownTaskResult> {

@@ -16,6 +16,11 @@ export interface PageSavedEvent {
   kgIncluded?: boolean;
   /** The page's file references, when the save has read them already (off the main thread, for a large page). */
   fileReferences?: FileReference[];
+  /**
+   * The page's Markdown without frontmatter and %%comments%% (what search and extraction read), when the save has
+   * parsed it already: a listener need not parse the source again.
+   */
+  text?: string;
 }
 
 /** Another module's reaction to a page write (the inclusion policy, extraction). */

@@ -10,7 +10,9 @@ export interface PageWrite {
   slug: string;
   title: string;
   body: string;
-  /** Markdown without frontmatter, for the search vector. */
+  /** The source without frontmatter (comments kept): what the save's analysis and transclusion read. */
+  markdown: string;
+  /** That Markdown without its %%comments%%, for the search vector (and extraction). */
   text: string;
   frontmatter: PageEntity['frontmatter'];
   cluster: string | null;

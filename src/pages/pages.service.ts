@@ -18,7 +18,7 @@ import type { PageEntity } from './page.entity.js';
 import { PagesRepository, type PageListFilter, type PageWrite } from './pages.repository.js';
 import { TransclusionService } from './transclusion.service.js';
 import { MarkdownPool } from './markdown-pool.js';
-import type { FileReference } from './markdown/file-embeds.js';
+import type { SaveAnalysis } from './markdown/markdown-tasks.js';
 import { withoutInvisibleControls } from '../common/invisible-controls.js';
 
 /** A page write that PostgreSQL aborted as a deadlock runs again at most this many times in all. */
@@ -110,14 +110,15 @@ export class PagesService {
 
   async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
     const write = this.prepare(input.body, input.title);
-    const { links, fileReferences } = await this.markdown.saveAnalysis(write.body);
+    const analysis = await this.markdown.saveAnalysis(write.markdown);
+    const { links } = analysis;
     return this.write([...write.linkKeys, ...links.map((l) => l.targetKey)], async (tx) => {
       await this.assertSlugFree(write.slug, tx);
       const id = await this.pages.insert(write, actor.name, tx);
       await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
       await this.links.insertOutbound(id, links, tx);
       await this.links.reresolve(id, write.linkKeys, tx);
-      return this.saved(id, 'created', tx, undefined, fileReferences);
+      return this.saved(id, 'created', tx, undefined, { write, analysis });
     });
   }
 
@@ -126,7 +127,8 @@ export class PagesService {
     const write = this.prepare(input.body, current.title, current.slug);
     if (current.version !== input.baseVersion) throw this.conflict(current, input);
     if (write.contentHash === current.contentHash) return { page: current, changed: false };
-    const { links, fileReferences } = await this.markdown.saveAnalysis(write.body);
+    const analysis = await this.markdown.saveAnalysis(write.markdown);
+    const { links } = analysis;
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
     // The same title and names: no link elsewhere resolves or reads differently, so only this page, the pages it
     // links to (before or now: their backlinks) and the pages that embed it change for readers, and the page caches
@@ -140,7 +142,7 @@ export class PagesService {
       await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
       for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
       for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
-      return { page: await this.saved(current.id, 'updated', tx, touched, fileReferences), changed: true };
+      return { page: await this.saved(current.id, 'updated', tx, touched, { write, analysis }), changed: true };
     }, sameNames ? () => [...touched] : undefined);
   }
 
@@ -340,7 +342,7 @@ export class PagesService {
     const aliases = aliasesOf(frontmatter);
     const linkKeys = [...new Set([slug, slugify(title), ...aliases.map(slugify)].filter(Boolean))];
     return {
-      slug, title, body, text, frontmatter,
+      slug, title, body, markdown, text, frontmatter,
       cluster: clusters[0] ?? null,
       clusters,
       // `#tags` in the text join the frontmatter's.
@@ -353,13 +355,18 @@ export class PagesService {
     };
   }
 
-  /** Reads the page back and lets other modules react in the same transaction (policy reconciliation, extraction). */
-  private async saved(pageId: string, change: PageChange, tx: EntityManager, touched?: Set<string>, fileReferences?: FileReference[]): Promise<PageEntity> {
+  /**
+   * Reads the page back and lets other modules react in the same transaction (policy reconciliation, extraction).
+   * `parsed`: what this save has read from the source already (its Markdown, links, embeds and files), so that
+   * nothing after it parses the page again.
+   */
+  private async saved(pageId: string, change: PageChange, tx: EntityManager, touched?: Set<string>, parsed?: { write: PageWrite; analysis: SaveAnalysis }): Promise<PageEntity> {
     const page = (await this.pages.findById(pageId, tx))!;
     // Its links are in place: the transcluded text of this page and of the pages embedding it follows (and their
     // renderings: they are among the pages this write changed for readers).
-    for (const id of await this.transclusions.refreshSearch(page, tx)) touched?.add(id);
-    await this.saveHooks.pageSaved({ page, change, fileReferences }, tx);
+    const own = parsed && { markdown: parsed.write.markdown, embedKeys: parsed.analysis.embedKeys };
+    for (const id of await this.transclusions.refreshSearch(page, tx, own)) touched?.add(id);
+    await this.saveHooks.pageSaved({ page, change, fileReferences: parsed?.analysis.fileReferences, text: parsed?.write.text }, tx);
     return page;
   }
 

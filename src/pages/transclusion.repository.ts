@@ -31,9 +31,9 @@ export class TransclusionRepository {
    * Live pages other than these that link to one of them or to one of the keys and hold an embed: those whose
    * transcluded text may have changed when these pages changed.
    */
-  async embeddersOf(pageIds: string[], keys: string[], db: EntityManager): Promise<{ id: string; slug: string; body: string }[]> {
+  async embeddersOf(pageIds: string[], keys: string[], db: EntityManager): Promise<{ id: string; slug: string; version: number; body: string }[]> {
     return db.query(
-      `SELECT DISTINCT p.id, p.slug, p.body
+      `SELECT DISTINCT p.id, p.slug, p.version, p.body
          FROM page_links l JOIN pages p ON p.id = l.from_page_id
         WHERE (l.resolved_page_id = ANY($1::uuid[]) OR l.target_key = ANY($2::text[]))
           AND p.deleted_at IS NULL AND NOT p.id = ANY($1::uuid[]) AND strpos(p.body, '![[') > 0`,

@@ -5,7 +5,7 @@ import type { ResolvedTarget } from './markdown/markdown-renderer.js';
 import { stripComments } from './markdown/obsidian-syntax.js';
 import { plainText } from './markdown/plain-text.js';
 import { distinctWords, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage, type Transclusion } from './markdown/transclusion.js';
-import { extractLinks, type ParsedLink } from './markdown/wikilinks.js';
+import { embedKeysOf, extractLinks, type ParsedLink } from './markdown/wikilinks.js';
 import { PageLinksRepository } from './page-links.repository.js';
 import type { PageEntity } from './page.entity.js';
 import { TransclusionRepository } from './transclusion.repository.js';
@@ -50,12 +50,15 @@ export class TransclusionService {
     return parsed;
   }
 
-  /** Null when the page embeds nothing (the common case costs no query). */
-  async context(hostSlug: string, markdown: string, db?: EntityManager): Promise<TransclusionContext | null> {
+  /**
+   * Null when the page embeds nothing (the common case costs no query). `embeds`: the keys the page embeds, when the
+   * caller has parsed them already.
+   */
+  async context(hostSlug: string, markdown: string, db?: EntityManager, embeds?: string[]): Promise<TransclusionContext | null> {
     if (!markdown.includes('![[')) return null;
     const byKey = new Map<string, EmbeddedPage>();
     const stamps: string[] = [];
-    let wanted = embedKeys(markdown);
+    let wanted = embeds ?? embedKeys(markdown);
     const seen = new Set<string>();
     const innerKeys = new Set<string>();
     for (let depth = 0; depth < MAX_TRANSCLUSION_DEPTH && wanted.length > 0; depth++) {
@@ -85,30 +88,33 @@ export class TransclusionService {
 
   /**
    * After a page write (inside its transaction): the transcluded text in the search vector of the page itself and of
-   * every page that embeds it, directly or through other embeds.
+   * every page that embeds it, directly or through other embeds. `own`: the page's Markdown (without frontmatter)
+   * and the keys it embeds, when the save has parsed them already. Returns the pages visited: this one and every
+   * page that embeds it, directly or through others (their renderings follow this page's text).
    */
-  /** Returns the pages visited: this one and every page that embeds it, directly or through others (their
-   * renderings follow this page's text). */
-  async refreshSearch(page: PageEntity, tx: EntityManager): Promise<string[]> {
+  async refreshSearch(page: PageEntity, tx: EntityManager, own?: { markdown: string; embedKeys: string[] }): Promise<string[]> {
     const done = new Set<string>();
-    if (!page.deletedAt) await this.refreshOne(page.id, page.slug, page.body, tx, done);
+    if (!page.deletedAt) await this.refreshOne(page, tx, done, own);
     let changed = [page.id];
     let keys = page.linkKeys;
     for (let depth = 0; depth < MAX_TRANSCLUSION_DEPTH && changed.length > 0; depth++) {
       const embedders = (await this.repository.embeddersOf(changed, keys, tx)).filter((row) => !done.has(row.id));
-      for (const row of embedders) await this.refreshOne(row.id, row.slug, row.body, tx, done);
+      for (const row of embedders) await this.refreshOne(row, tx, done);
       changed = embedders.map((row) => row.id);
       keys = [];
     }
     return [...done];
   }
 
-  private async refreshOne(id: string, slug: string, body: string, tx: EntityManager, done: Set<string>): Promise<void> {
+  private async refreshOne(page: { id: string; slug: string; version: number; body: string }, tx: EntityManager, done: Set<string>, own?: { markdown: string; embedKeys: string[] }): Promise<void> {
+    const { id, slug, body } = page;
     done.add(id);
     // A body without `![[` embeds nothing, and its frontmatter need not be parsed to know it (most saves).
     if (!body.includes('![[')) return;
-    const markdown = markdownOf(body);
-    const context = await this.context(slug, markdown, tx);
+    // A page version's Markdown and embeds: from the save that wrote it, else parsed once per version (an embedder
+    // refreshed after each save of a page it embeds is parsed once, not at every save).
+    const { markdown, embeds } = own ? { markdown: own.markdown, embeds: own.embedKeys } : this.parse(page);
+    const context = await this.context(slug, markdown, tx, embeds);
     if (!context && !markdown.includes('![[')) return;
     // Nothing transcluded (its embeds are files, or pages that are gone): the stored words are cleared, and the page's
     // own text need not be read to tell which words are new.
@@ -127,10 +133,6 @@ interface ParsedEmbed {
 
 function embedKeys(markdown: string): string[] {
   return embedKeysOf(extractLinks(stripComments(markdown)));
-}
-
-function embedKeysOf(links: ParsedLink[]): string[] {
-  return [...new Set(links.filter((link) => link.kind === 'embed' && link.key).map((link) => link.key))];
 }
 
 function markdownOf(body: string): string {

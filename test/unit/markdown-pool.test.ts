@@ -76,12 +76,16 @@ describe('MarkdownPool: large pages in a worker thread (KURATE_RENDER_THREADS)',
     expect(fromThread.fileTargets).toContain('assets/logo.png');
   });
 
-  it("reads a large page's links and file references for its save in a thread, as on the main thread", async () => {
-    const source = `---\ntitle: Large\n---\n${largePage()}\n\n![[assets/logo.png]] %% [[Hidden In A Comment]] %%`;
-    const [fromThread, fromMain] = await Promise.all([threaded.saveAnalysis(source), inline.saveAnalysis(source)]);
+  it("reads a large page's links, embeds and file references for its save in a thread, as on the main thread", async () => {
+    const markdown = `${largePage()}\n\n![[assets/logo.png]] %% [[Hidden In A Comment]] ![[Hidden Embed]] %%\n\nSee [[Shown Note]], then ![[Shown Note]] and ![[Other Note#Part]].`;
+    const [fromThread, fromMain] = await Promise.all([threaded.saveAnalysis(markdown), inline.saveAnalysis(markdown)]);
     expect(fromThread).toEqual(fromMain);
     expect(fromThread.links.length).toBeGreaterThan(20);
     expect(fromThread.links.map((link) => link.targetKey)).not.toContain('hidden-in-a-comment');
+    // A page both linked and embedded is one Page Graph row (its first mention, a link) and still an embed.
+    expect(fromThread.links.find((link) => link.targetKey === 'shown-note')?.kind).toBe('wikilink');
+    expect(fromThread.embedKeys).toEqual(expect.arrayContaining(['shown-note', 'other-note']));
+    expect(fromThread.embedKeys).not.toContain('hidden-embed');
     expect(fromThread.fileReferences.map((reference) => reference.target)).toContain('assets/logo.png');
   });
 

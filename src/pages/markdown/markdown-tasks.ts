@@ -1,7 +1,6 @@
 import { extractFileReferences, extractFileTargets, type FileReference, type ResolvedFile } from './file-embeds.js';
-import { parseFrontmatter } from './frontmatter.js';
 import { stripComments } from './obsidian-syntax.js';
-import { extractLinks, outboundLinks, type BodyLink } from './wikilinks.js';
+import { distinctTargets, embedKeysOf, extractLinks, type BodyLink } from './wikilinks.js';
 import type { MarkdownRenderer, RenderedMarkdown, ResolvedTarget } from './markdown-renderer.js';
 import { MAX_EMBEDDED_CHARS, startTransclusion, type EmbeddedPage } from './transclusion.js';
 
@@ -51,21 +50,24 @@ export function referencesOf(markdown: string): MarkdownReferences {
   return { linkKeys: [...new Set(extractLinks(markdown).map((link) => link.key))], fileTargets: extractFileTargets(markdown) };
 }
 
-/** What a save reads from a page's source (validated already) besides its frontmatter: its links and its files. */
+/** What a save reads from a page's Markdown (its frontmatter parsed and validated already): its links and its files. */
 export interface SaveAnalysis {
   /** The pages it links to, comments left out (the Page Graph's rows). */
   links: BodyLink[];
+  /** The keys of the pages it embeds (`![[Note]]`), comments left out: what its search text transcludes. */
+  embedKeys: string[];
   /** Its file references, in document order (the attachments' rows). */
   fileReferences: FileReference[];
 }
 
-export function saveAnalysisOf(source: string): SaveAnalysis {
-  const { body: markdown } = parseFrontmatter(source);
-  return { links: outboundLinks(stripComments(markdown)), fileReferences: extractFileReferences(markdown) };
+/** `markdown`: the page's source without its frontmatter (the save has parsed that already). */
+export function saveAnalysisOf(markdown: string): SaveAnalysis {
+  const parsed = extractLinks(stripComments(markdown));
+  return { links: distinctTargets(parsed), embedKeys: embedKeysOf(parsed), fileReferences: extractFileReferences(markdown) };
 }
 
 /** One piece of work for a Markdown worker thread. */
-export type MarkdownTask = { kind: 'render'; request: RenderRequest } | { kind: 'references'; markdown: string } | { kind: 'save'; source: string };
+export type MarkdownTask = { kind: 'render'; request: RenderRequest } | { kind: 'references'; markdown: string } | { kind: 'save'; markdown: string };
 export type MarkdownTaskResult = RenderedMarkdown | MarkdownReferences | SaveAnalysis;
 
 /** A task as it crosses to a thread: numbered, so that the thread can say when it starts it. */
@@ -90,6 +92,6 @@ export function markdownTask(renderer: MarkdownRenderer, task: MarkdownTask): Ma
     case 'references':
       return referencesOf(task.markdown);
     case 'save':
-      return saveAnalysisOf(task.source);
+      return saveAnalysisOf(task.markdown);
   }
 }

@@ -154,9 +154,19 @@ export interface BodyLink {
 
 /** The distinct pages a body links to, in order of first appearance (one Page Graph edge per target). */
 export function outboundLinks(markdown: string): BodyLink[] {
+  return distinctTargets(extractLinks(markdown));
+}
+
+/** The distinct pages among parsed links, in order of first appearance: `outboundLinks` of links already parsed. */
+export function distinctTargets(links: readonly ParsedLink[]): BodyLink[] {
   const seen = new Map<string, BodyLink>();
-  for (const link of extractLinks(markdown)) {
+  for (const link of links) {
     if (link.key && !seen.has(link.key)) seen.set(link.key, { kind: link.kind, target: link.target, targetKey: link.key, heading: link.heading });
   }
   return [...seen.values()];
+}
+
+/** The distinct keys of the pages that parsed links embed (`![[Note]]`). */
+export function embedKeysOf(links: readonly ParsedLink[]): string[] {
+  return [...new Set(links.filter((link) => link.kind === 'embed' && link.key).map((link) => link.key))];
 }
