@@ -113,6 +113,34 @@ describe('search ranking (BM25-like, in PostgreSQL)', () => {
     expect(slugs((await search('wallabies').expect(200)).body)).toEqual(['island-fauna']);
   });
 
+  it('writes only the term rows an edit changes: the others are neither rewritten nor locked, and the counts stay exact', async () => {
+    const words = ['amber', 'basalt', 'cobalt', 'dolomite', 'emerald', 'feldspar', 'garnet', 'hematite'];
+    const created = await author.post('/api/pages').send({ title: 'Mineral Shelf', body: words.map((w) => `A ${w} stone.`).join(' ') }).expect(201);
+    const rows = async () => {
+      const found: { lexeme: string; xmin: string; xmax: string }[] = await t.dataSource.query(
+        `SELECT t.lexeme, t.xmin::text AS xmin, t.xmax::text AS xmax FROM page_search_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'mineral-shelf'`);
+      return new Map(found.map((r) => [r.lexeme, `${r.xmin}/${r.xmax}`]));
+    };
+    const before = await rows();
+    // One word more, one word less, one word twice: the length step stays (exact up to 16 words, then ~6%).
+    const body = `${words.slice(1).map((w) => `A ${w} stone.`).join(' ')} Jasper, and garnet again.`;
+    await author.put('/api/pages/mineral-shelf').send({ body, baseVersion: created.body.version }).expect(200);
+    const after = await rows();
+    expect(after.has('amber')).toBe(false);
+    expect(after.has('jasper')).toBe(true);
+    expect(after.get('garnet')).not.toBe(before.get('garnet'));
+    // The words whose counts did not change keep their row as it was: same version, no lock on it.
+    const kept = ['basalt', 'cobalt', 'dolomit', 'emerald', 'feldspar', 'hematit'].filter((lexeme) => before.has(lexeme));
+    expect(kept.length).toBeGreaterThan(3);
+    for (const lexeme of kept) expect(after.get(lexeme), lexeme).toBe(before.get(lexeme));
+    // And the rows are exactly what the page's search vector gives.
+    const drift: unknown[] = await t.dataSource.query(
+      `SELECT * FROM ((SELECT r.* FROM pages p, LATERAL page_search_terms_rows(p.id, p.search) r WHERE p.slug = 'mineral-shelf')
+                      EXCEPT (SELECT t.lexeme, t.page_id, t.tf_a, t.tf_b, t.tf_c, t.length FROM page_search_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'mineral-shelf')) d`);
+    expect(drift).toEqual([]);
+    expect(slugs((await search('jasper').expect(200)).body)).toEqual(['mineral-shelf']);
+  });
+
   it('reserves slots for pages the best hits link to and that share a word with the query (Page Graph), and says why', async () => {
     await author.post('/api/pages').send({ title: 'Trip Planning', body: 'Plan the itinerary early. What to take: [[Packing Checklist]]. Where: [[Campsites]].' }).expect(201);
     // Ten pages rank above the linked page by the words; the linked page mentions the word once in a long text.
