@@ -449,8 +449,10 @@ export class KgExtractionRepository {
   /**
    * Replaces a page's word counts (kg_page_terms) with these; a page in the trash keeps none. Only the rows that
    * change are written: an edit of one sentence rewrote every word of the page (every save does this), and where
-   * autovacuum is slow or off the statistics read then waded through tens of thousands of dead rows. Rows are written
-   * in term order, so two writers of one page (a save and a backfill) take their row locks in the same order.
+   * autovacuum is slow or off the statistics read then waded through tens of thousands of dead rows. Unchanged rows
+   * are left out before the upsert, which would lock each of them (ON CONFLICT locks a row before testing its WHERE).
+   * Rows are written in term order, so two writers of one page (a save and a backfill) take their row locks in the
+   * same order.
    */
   async replacePageTerms(pageId: string, counts: TermCounts | null, tx: EntityManager | DataSource = this.dataSource): Promise<void> {
     if (!counts || counts.size === 0) {
@@ -462,9 +464,11 @@ export class KgExtractionRepository {
       tx,
       `WITH fresh AS MATERIALIZED (SELECT t.term, t.lower, t.capitalised FROM unnest($2::text[], $3::int[], $4::int[]) AS t(term, lower, capitalised)),
             gone AS (DELETE FROM kg_page_terms k WHERE k.page_id = $1 AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.term = k.term))
-       INSERT INTO kg_page_terms AS k (page_id, term, lower, capitalised) SELECT $1, f.term, f.lower, f.capitalised FROM fresh f ORDER BY f.term
-           ON CONFLICT (page_id, term) DO UPDATE SET lower = EXCLUDED.lower, capitalised = EXCLUDED.capitalised
-        WHERE (k.lower, k.capitalised) IS DISTINCT FROM (EXCLUDED.lower, EXCLUDED.capitalised)`,
+       INSERT INTO kg_page_terms AS k (page_id, term, lower, capitalised)
+            SELECT $1, f.term, f.lower, f.capitalised FROM fresh f
+             WHERE NOT EXISTS (SELECT 1 FROM kg_page_terms o WHERE o.page_id = $1 AND o.term = f.term AND (o.lower, o.capitalised) = (f.lower, f.capitalised))
+             ORDER BY f.term
+           ON CONFLICT (page_id, term) DO UPDATE SET lower = EXCLUDED.lower, capitalised = EXCLUDED.capitalised`,
       [pageId, terms, terms.map((t) => counts.get(t)!.lower), terms.map((t) => counts.get(t)!.capitalised)],
     );
   }

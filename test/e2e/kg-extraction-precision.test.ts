@@ -41,10 +41,10 @@ describe('what the built-in extractor proposes', () => {
     expect(row).toEqual({ lower: 4, capitalised: 0, pages: 2 });
     await admin.post('/api/pages').send({ title: 'Scratch', body: 'A folder here.' }).expect(201);
     expect(await count(t, `SELECT count(*) FROM kg_page_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'scratch'`)).toBeGreaterThan(0);
-    // An edit writes only the words whose counts changed: the others keep their row as it was.
+    // An edit writes only the words whose counts changed: the others keep their row as it was, not even locked.
     const words = async () =>
       Object.fromEntries(
-        ((await t.dataSource.query(`SELECT t.term, t.lower, t.capitalised, t.xmin::text AS xmin FROM kg_page_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'scratch'`)) as { term: string; lower: number; capitalised: number; xmin: string }[]).map((r) => [r.term, r]),
+        ((await t.dataSource.query(`SELECT t.term, t.lower, t.capitalised, t.xmin::text AS xmin, t.xmax::text AS xmax FROM kg_page_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'scratch'`)) as { term: string; lower: number; capitalised: number; xmin: string; xmax: string }[]).map((r) => [r.term, r]),
       );
     const before = await words();
     await admin.put('/api/pages/scratch').send({ body: 'A folder here. Old lanterns glow.', baseVersion: 1 }).expect(200);
