@@ -40,10 +40,13 @@ export class TransclusionService {
   private parse(row: { id: string; version: number; body: string }): ParsedEmbed {
     const key = `${row.id}@${row.version}`;
     let parsed = this.parsed.get(key);
-    if (!parsed) {
+    // The body is compared too: a version read inside a write that was then rolled back may be written again with
+    // other text.
+    if (!parsed || parsed.body !== row.body) {
       const markdown = markdownOf(row.body);
       const links = extractLinks(stripComments(markdown));
-      parsed = { markdown, embeds: embedKeysOf(links), links: [...new Set(links.map((link) => link.key).filter(Boolean))] };
+      parsed = { body: row.body, markdown, embeds: embedKeysOf(links), links: [...new Set(links.map((link) => link.key).filter(Boolean))] };
+      this.parsed.delete(key);
       if (this.parsed.size >= PARSED_LIMIT) this.parsed.delete(this.parsed.keys().next().value!);
       this.parsed.set(key, parsed);
     }
@@ -126,6 +129,7 @@ export class TransclusionService {
 const PARSED_LIMIT = 2_000;
 
 interface ParsedEmbed {
+  body: string;
   markdown: string;
   embeds: string[];
   links: string[];
