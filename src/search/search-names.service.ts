@@ -77,6 +77,15 @@ export class SearchNamesService implements OnModuleInit {
     await this.notifications.subscribe(SEARCH_NAMES_CHANNEL, { notified: () => this.changed(), reset: () => this.changed() });
   }
 
+  /**
+   * Whether this process hears every change the dictionary follows (its LISTEN connection is up, or the embedded
+   * database's listener). While it does, knowledge() answers with every change committed before the call, so the
+   * pages it names are live; while it does not, the dictionary may be up to a second old.
+   */
+  get heardEveryChange(): boolean {
+    return this.notifications.listening;
+  }
+
   /** Something the dictionary holds changed (a notification, or a write this process knows of): read it again. */
   changed(): void {
     this.epoch++;

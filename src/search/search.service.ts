@@ -290,8 +290,11 @@ export class SearchService implements OnApplicationBootstrap {
     const namedBoost = options.namedBoost ?? this.config.namedBoost;
     const expansionWeight = options.expansionWeight ?? this.config.expansionWeight;
 
-    // What the query names (pages by title or alias, approved entities), from the in-process dictionary.
+    // What the query names (pages by title or alias, approved entities), from the in-process dictionary. Heard
+    // throughout, it names live pages only: their liveness needs no statement.
+    const heardBefore = this.names.heardEveryChange;
     const knowledge = await this.names.knowledge(includeExcluded);
+    const namesLive = heardBefore && this.names.heardEveryChange;
     const understanding = understandQuery(knowledge.dictionary, readerWords.join(' '));
     const expansions: QueryExpansion[] = [
       ...(expansionWeight > 0 && understanding.expansion.length > 0 ? [{ words: understanding.expansion.join(' '), weight: expansionWeight }] : []),
@@ -302,7 +305,7 @@ export class SearchService implements OnApplicationBootstrap {
       weights.lexical > 0
         ? await this.metrics.time(this.metrics.searchDuration, { list: 'lexical' }, () => this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansions))
         : { hits: [], total: 0 };
-    const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters) : new Map<string, number>();
+    const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters, namesLive) : new Map<string, number>();
     let blended = blendNamed(lexicalRaw.hits, named, namedBoost);
     // The pages the query names that lead the words' ranking: no other list may push them out of the first three,
     // the approved graph's signals (anchor text, entity neighbours) no more than the vector list.
@@ -313,7 +316,7 @@ export class SearchService implements OnApplicationBootstrap {
     if (contextWeight > 0 && weights.lexical > 0 && knowledge.context.size > 0) {
       const terms = await this.repository.queryTerms(words, expansions);
       const scored = scoreContext(knowledge.context, terms);
-      const allowed = await this.pagesAllowed(scored.slice(0, topN).map((c) => c.pageId), excluded, filters);
+      const allowed = await this.pagesAllowed(scored.slice(0, topN).map((c) => c.pageId), excluded, filters, namesLive);
       described = scored.filter((c) => allowed.has(c.pageId)).slice(0, topN);
       blended = withContext(blended, described, contextWeight, CONTEXT_FULL_WEIGHT_SHARE * contextCeiling(knowledge.context, terms));
     }
@@ -507,15 +510,20 @@ export class SearchService implements OnApplicationBootstrap {
    * The pages the query names that are live, pass the filters and hold none of the `-excluded` words, with how
    * strongly the query names each.
    */
-  private async namedPages(understanding: QueryUnderstanding, excluded: string, filters: SearchFilters): Promise<Map<string, number>> {
-    const allowed = await this.pagesAllowed([...understanding.namedPages.keys()], excluded, filters);
+  private async namedPages(understanding: QueryUnderstanding, excluded: string, filters: SearchFilters, namesLive: boolean): Promise<Map<string, number>> {
+    const allowed = await this.pagesAllowed([...understanding.namedPages.keys()], excluded, filters, namesLive);
     return new Map([...understanding.namedPages].filter(([id]) => allowed.has(id)));
   }
 
-  /** Of these live pages, those that pass the filters and hold none of the `-excluded` words. */
-  private async pagesAllowed(ids: string[], excluded: string, filters: SearchFilters): Promise<Set<string>> {
+  /**
+   * Of these pages (named by the dictionary), those that are live, pass the filters and hold none of the `-excluded`
+   * words. `namesLive`: the dictionary heard every change (SearchNamesService.heardEveryChange), so without filters
+   * there is nothing to ask about them.
+   */
+  private async pagesAllowed(ids: string[], excluded: string, filters: SearchFilters, namesLive: boolean): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const passing = await this.repository.pagesMatching(ids, filters);
+    const unfiltered = !filters.cluster && !filters.tag && !filters.type;
+    const passing = namesLive && unfiltered ? new Set(ids) : await this.repository.pagesMatching(ids, filters);
     const unwanted = await this.repository.pagesWithWords(ids, excluded);
     return new Set(ids.filter((id) => passing.has(id) && !unwanted.has(id)));
   }

@@ -39,6 +39,32 @@ describe('search: statements per search', () => {
     expect(again.some((s) => s.includes('to_tsvector') && s.includes('ORDINALITY'))).toBe(false);
   });
 
+  it('takes the pages a query names as live from the names dictionary, which hears every trash: no statement to check', async () => {
+    const sent = async (q: string, extra: Record<string, string> = {}) => {
+      const query = vi.spyOn(t.dataSource, 'query');
+      try {
+        const page = await t.http.get('/search').query({ q, ...extra }).expect(200);
+        return { html: page.text, statements: query.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : String((sql as { text: string }).text)).replace(/\s+/g, ' ')) };
+      } finally {
+        query.mockRestore();
+      }
+    };
+    const livenessCheck = (statements: string[]) => statements.some((s) => s.startsWith('SELECT p.id FROM pages p WHERE p.id = ANY'));
+    const author = await t.as('author');
+    const created = await author.post('/api/pages').send({ title: 'Foghorn Signals', body: 'Two blasts a minute in fog.' }).expect(201);
+    await sent('foghorn signals');
+    const named = await sent('foghorn signals');
+    expect(named.html).toContain('Foghorn Signals');
+    expect(livenessCheck(named.statements), named.statements.join('\n')).toBe(false);
+    // A filter is still asked of the database.
+    expect(livenessCheck((await sent('foghorn signals', { tag: 'maritime' })).statements)).toBe(true);
+    // Trashed, it is named no more: the dictionary heard it.
+    await author.delete('/api/pages/foghorn-signals').expect(204);
+    const gone = await sent('foghorn signals');
+    expect(gone.html).not.toContain('Foghorn Signals');
+    expect(created.body.slug).toBe('foghorn-signals');
+  });
+
   it('explains which word each matched stem comes from, for words it has seen before and new ones alike', async () => {
     const explained = async (q: string) => (await t.http.get('/api/search').query({ q, explain: 'true' }).expect(200)).body.hits as { slug: string; explain: { terms: { term: string; lexeme: string }[] } }[];
     const first = await explained('keepers trimming');
