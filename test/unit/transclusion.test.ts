@@ -5,6 +5,9 @@ import {
   distinctWords, excerptOf, MAX_EMBEDDED_CHARS, MAX_EMBEDS_PER_RENDER, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage,
 } from '../../src/pages/markdown/transclusion.js';
 import type { ParsedLink } from '../../src/pages/markdown/wikilinks.js';
+import type { PageLinksRepository } from '../../src/pages/page-links.repository.js';
+import { TransclusionService } from '../../src/pages/transclusion.service.js';
+import type { TransclusionRepository } from '../../src/pages/transclusion.repository.js';
 
 const NOTE = '# Note\n\nIntro.\n\n## Setup\n\nInstall it.\n\n### Linux\n\nUse apt.\n\n## Usage\n\nRun it. ^run-it\n\n- first\n- second ^item2\n\n| a |\n| - |\n| 1 |\n\n^table-id\n';
 
@@ -128,5 +131,18 @@ describe('transclusion in the renderer', () => {
 describe('distinctWords: what the embedding page is indexed by', () => {
   it('keeps each embedded word once, and none the page already has', () => {
     expect(distinctWords('Quince jelly: quince, sugar and Quince again. Jelly!', 'My jelly notes')).toBe('quince sugar and again');
+  });
+});
+
+describe('TransclusionService: what each embedded page version holds is parsed once, and never taken for other text', () => {
+  it('parses a page version again when its text differs (a version written by a write that rolled back, then another)', async () => {
+    let body = 'First text of the embedded note.';
+    const rows = { pagesByKeys: async () => [{ key: 'note', id: 'p1', slug: 'note', title: 'Note', version: 2, body }] };
+    const links = { resolveKeys: async () => new Map() };
+    const service = new TransclusionService(rows as unknown as TransclusionRepository, links as unknown as PageLinksRepository);
+    const embedded = async () => (await service.context('host', 'Before ![[Note]] after.'))!.pages.get('note')!.markdown;
+    expect(await embedded()).toBe('First text of the embedded note.');
+    body = 'Other text at the same version.';
+    expect(await embedded()).toBe('Other text at the same version.');
   });
 });
