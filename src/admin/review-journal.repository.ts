@@ -65,6 +65,9 @@ export interface JournalConflict {
   key: Record<string, unknown>;
 }
 
+/** How many conflicting or dependent rows an undo's refusal names at most (conflicts, dependents). */
+export const ROWS_NAMED_AT_MOST = 20;
+
 /** A row that refers to one the undo would delete (and would go with it, ON DELETE CASCADE or SET NULL). */
 export interface JournalDependent extends JournalConflict {
   refersTo: { table: JournaledTable; key: Record<string, unknown> };
@@ -227,7 +230,7 @@ export class ReviewJournalRepository {
    * The touched rows that are no longer as the action left them (at most `limit`), derived columns aside. A mention
    * whose chunk is gone (its page was edited since) is not a conflict: it cannot come back, and the rest can.
    */
-  async conflicts(actionId: string, tx: EntityManager, limit = 20): Promise<JournalConflict[]> {
+  async conflicts(actionId: string, tx: EntityManager, limit = ROWS_NAMED_AT_MOST): Promise<JournalConflict[]> {
     const found: JournalConflict[] = [];
     for (const table of JOURNALED_TABLES) {
       const first = PRIMARY_KEYS[table][0][0];
@@ -253,7 +256,7 @@ export class ReviewJournalRepository {
    * entity it created. ON DELETE CASCADE would take them with it, and leave their proposals approved with nothing
    * behind them. Call it after lockTouchedRows, which holds the created rows against new references (see UndoService).
    */
-  async dependents(actionId: string, tx: EntityManager, limit = 20): Promise<JournalDependent[]> {
+  async dependents(actionId: string, tx: EntityManager, limit = ROWS_NAMED_AT_MOST): Promise<JournalDependent[]> {
     const found: JournalDependent[] = [];
     for (const { parent, child, column, always } of REFERENCES) {
       const rows: { key: Record<string, unknown>; parent_key: Record<string, unknown> }[] = await tx.query(

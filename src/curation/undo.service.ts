@@ -3,7 +3,7 @@ import { sqlStateOf } from '../db/sql-state.js';
 import { AuditService } from '../audit/audit.service.js';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { ReviewErrors } from '../admin/review-errors.js';
-import { ReviewJournalRepository, type KgReviewActionRow } from '../admin/review-journal.repository.js';
+import { ReviewJournalRepository, ROWS_NAMED_AT_MOST, type KgReviewActionRow } from '../admin/review-journal.repository.js';
 import type { JournaledTable } from '../admin/tables/kg-review-journal.entity.js';
 
 export interface UndoOutcome {
@@ -48,7 +48,7 @@ export class UndoService {
           : ' They were changed outside review (by extraction or a policy purge), so the old rows cannot come back exactly.';
         throw ReviewErrors.conflict(
           'changed_since',
-          `Action ${actionId} cannot be undone: ${conflicts.length}${conflicts.length === 20 ? '+' : ''} of the rows it touched have changed since.${first}`,
+          `Action ${actionId} cannot be undone: ${conflicts.length}${conflicts.length === ROWS_NAMED_AT_MOST ? '+' : ''} of the rows it touched have changed since.${first}`,
           { actionId, conflicts, laterActions: later.map((a) => ({ id: a.id, action: a.action, summary: a.summary })) },
         );
       }
@@ -66,7 +66,7 @@ export class UndoService {
         const kinds = [...new Set(dependents.map((d) => DEPENDENT_KINDS[d.table]))].join(', ');
         throw ReviewErrors.conflict(
           'changed_since',
-          `Action ${actionId} cannot be undone: ${dependents.length}${dependents.length === 20 ? '+' : ''} rows added since (${kinds}) refer to what it created, and would be deleted with it.${first}`,
+          `Action ${actionId} cannot be undone: ${dependents.length}${dependents.length === ROWS_NAMED_AT_MOST ? '+' : ''} rows added since (${kinds}) refer to what it created, and would be deleted with it.${first}`,
           { actionId, conflicts: [], dependents, laterActions: later.map((a) => ({ id: a.id, action: a.action, summary: a.summary })) },
         );
       }

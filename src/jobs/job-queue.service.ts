@@ -116,10 +116,9 @@ export class JobQueue implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Sends many jobs in one statement (with `tx`, inside that open transaction); jobs whose key is already queued are
-   * skipped. A batch large enough to change
-   * the queue's shape also refreshes the planner's statistics of the job table, so that the very next fetch already
-   * reads the queue in order through its index (see JobsRepository.ensureFetchOrderIndex) instead of sorting it;
-   * autovacuum would do so only up to a minute later.
+   * skipped. A batch large enough to change the queue's shape also refreshes the planner's statistics of the job
+   * table, so that the very next fetch already reads the queue in order through its index (see
+   * JobsRepository.ensureFetchOrderIndex) instead of sorting it; autovacuum would do so only up to a minute later.
    */
   async sendMany(queue: string, jobs: { data: object; singletonKey?: string }[], tx?: EntityManager): Promise<void> {
     if (jobs.length === 0) return;

@@ -68,8 +68,10 @@ export class JobsRepository {
     return row?.n ?? 0;
   }
 
-  /** Refreshes the planner's statistics of the job table (every queue's partition; milliseconds for thousands of jobs). */
-  /** With `tx`, in that open transaction (which counts its own new jobs): the embedded database has one connection. */
+  /**
+   * Refreshes the planner's statistics of the job table (every queue's partition; milliseconds for thousands of jobs).
+   * With `tx`, in that open transaction (which counts its own new jobs): the embedded database has one connection.
+   */
   async analyzeJobTable(tx?: EntityManager): Promise<void> {
     await (tx ?? this.dataSource).query(`ANALYZE ${JOB_SCHEMA}.job`);
   }
