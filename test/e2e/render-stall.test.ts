@@ -130,12 +130,13 @@ describe('a page too large to render quickly does not stall the server', () => {
     console.log(`render threads: the worst pages took ${Math.round(workMs)} ms; /health answered ${latencies.length} times, p95 ${Math.round(p95)} ms, the slowest in ${Math.round(longest)} ms`);
     // The work takes seconds; /health kept answering all along. The aim is 100 ms; the bounds leave room for a CI
     // machine whose two cores also run other test files (on the main thread the slowest is the whole render: below,
-    // 3.4-3.7 s for the table alone). The slowest single ping is bounded at 1 s: one ping of a busy CI run waited
-    // 526 ms (a pause of the process, not a render), while a render on the main thread holds a ping for seconds.
+    // 3.4-3.7 s for the table alone, 5-6 s in CI). The slowest single ping is bounded at 2 s: pings of busy CI runs
+    // waited 526 ms, and once 1,363 ms in a run where this file took 1.8 times its usual time (pauses of the process,
+    // not a render), while a render on the main thread holds a ping for the whole render, 3.4 s even on a quiet machine.
     expect(workMs).toBeGreaterThan(1000);
     expect(latencies.length).toBeGreaterThan(workMs / 250);
     expect(p95).toBeLessThan(150);
-    expect(longest).toBeLessThan(1000);
+    expect(longest).toBeLessThan(2000);
   });
 
   it('keeps /health answering while it saves them: their links and files are read in the render thread', () => {
