@@ -19,8 +19,15 @@ const pg = require('pg');
 // (one Map lookup per statement); normalised only when the counts are read.
 let statements = new Map();
 let total = 0;
+// The connections the app has used (weakly held), so that /plans can ask each one about its prepared statements.
+const clients = new Set();
+const seen = new WeakSet();
 const original = pg.Client.prototype.query;
 pg.Client.prototype.query = function countedQuery(config, ...rest) {
+  if (!seen.has(this)) {
+    seen.add(this);
+    clients.add(new WeakRef(this));
+  }
   const text = typeof config === 'string' ? config : config?.text;
   const result = original.call(this, config, ...rest);
   if (typeof text === 'string') {
@@ -60,6 +67,27 @@ async function handle(url) {
         merged.set(key, [m[0] + n, m[1] + ms]);
       }
       return { total, statements: [...merged].map(([text, [n, ms]]) => [text, n, ms]).sort((a, b) => b[1] - a[1]) };
+    }
+    case '/plans': {
+      // Every connection's prepared statements and how PostgreSQL planned each run: a statement whose custom plans
+      // keep growing is planned again on every call (its plan depends on the values it is given).
+      const merged = new Map();
+      for (const ref of clients) {
+        const client = ref.deref();
+        if (!client || client._ending || !client._connected) {
+          clients.delete(ref);
+          continue;
+        }
+        const { rows } = await original.call(client, 'SELECT name, statement, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements');
+        for (const row of rows) {
+          const m = merged.get(row.name) ?? { name: row.name, statement: row.statement.replace(/\s+/g, ' ').trim().slice(0, 200), generic: 0, custom: 0, connections: 0 };
+          m.generic += row.generic;
+          m.custom += row.custom;
+          m.connections++;
+          merged.set(row.name, m);
+        }
+      }
+      return [...merged.values()].sort((a, b) => b.custom - a.custom);
     }
     case '/profile/start':
       if (profiling) return { ok: false, error: 'already profiling' };

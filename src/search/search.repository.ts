@@ -284,14 +284,15 @@ export class SearchRepository {
   /**
    * The cards of the results shown, in the given order: the snippet comes from the given chunk (vector search's
    * closest), else from the chunk that best matches the words, else from the page's text. Chunks are read from
-   * `kg_visible_chunks` unless `includeExcluded` (an admin's explicit bypass).
+   * `kg_visible_chunks` unless `includeExcluded` (an admin's explicit bypass). The query's tsquery is a MATERIALIZED
+   * CTE so that no plan depends on the words: PostgreSQL then keeps one generic plan (src/db/prepared-query.ts).
    */
   async pageCards(wanted: { pageId: string; chunkId: string | null }[], words: string, includeExcluded: boolean): Promise<PageCard[]> {
     if (wanted.length === 0) return [];
     const chunks = includeExcluded ? 'kg_content_chunks' : 'kg_visible_chunks';
     return preparedQuery(
       this.dataSource,
-      `WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
+      `WITH q AS MATERIALIZED (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
             wanted AS (SELECT x.page_id, x.chunk_id, x.ord FROM jsonb_to_recordset($1::jsonb) AS x(page_id uuid, chunk_id bigint, ord int))
        SELECT p.id AS "pageId", p.slug, p.title, p.cluster, p.tags, p.page_type AS type,
               coalesce(ch.heading_path, '{}') AS "headingPath", ch.anchor,
@@ -310,13 +311,13 @@ export class SearchRepository {
   /**
    * For each card, the best of its candidate sentences for the words (ts_rank_cd, PostgreSQL's stemming) and the
    * sentences around it with the matched words between MARK_START and MARK_END (the reader's words, as the text
-   * writes them).
+   * writes them). The tsquery is a MATERIALIZED CTE, as in `pageCards`.
    */
   async markSentences(sentences: { card: number; i: number; sentence: string; candidate: boolean }[], words: string): Promise<{ card: number; best: number; i: number; marked: string }[]> {
     if (sentences.length === 0) return [];
     return preparedQuery(
       this.dataSource,
-      `WITH q AS (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
+      `WITH q AS MATERIALIZED (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
             s AS (SELECT x.card, x.i, x.sentence, x.candidate FROM jsonb_to_recordset($1::jsonb) AS x(card int, i int, sentence text, candidate boolean)),
             best AS (SELECT DISTINCT ON (s.card) s.card, s.i FROM s CROSS JOIN q WHERE s.candidate
                       ORDER BY s.card, CASE WHEN q.anyq IS NULL THEN 0 ELSE ts_rank_cd(to_tsvector('english', s.sentence), q.anyq) END DESC, s.i)
@@ -332,7 +333,8 @@ export class SearchRepository {
    * The Page Graph's links from these pages to live pages that pass the filters, with each target's inlink count
    * (page_links is the Page Graph's own table; read here like `pages`, for ranking only), and whether the target
    * holds one of the query's words or of its expansions' that apply (`holdsWords`): a linked slot needs that or
-   * another reason, and asking it here spares the search a statement of its own.
+   * another reason, and asking it here spares the search a statement of its own. The page ids are behind a scalar
+   * subquery so that no plan depends on how many there are (src/db/prepared-query.ts).
    */
   linksFrom(pageIds: string[], filters: SearchFilters, words: string, expansions: readonly QueryExpansion[] = []): Promise<(PageLink & { holdsWords: boolean })[]> {
     if (pageIds.length === 0) return Promise.resolve([]);
@@ -342,7 +344,7 @@ export class SearchRepository {
       `WITH terms AS MATERIALIZED (${QUERY_TERMS('$2', '$3')}),
             links AS MATERIALIZED (
               SELECT DISTINCT l.from_page_id, l.resolved_page_id FROM page_links l JOIN pages p ON p.id = l.resolved_page_id
-               WHERE l.from_page_id = ANY ($1::uuid[]) AND l.resolved_page_id <> l.from_page_id AND p.deleted_at IS NULL AND ${filter.sql})
+               WHERE l.from_page_id = ANY ((SELECT $1::uuid[])::uuid[]) AND l.resolved_page_id <> l.from_page_id AND p.deleted_at IS NULL AND ${filter.sql})
        SELECT l.from_page_id AS "fromId", l.resolved_page_id AS "toId",
               (SELECT count(DISTINCT i.from_page_id) FROM page_links i WHERE i.resolved_page_id = l.resolved_page_id)::int AS inlinks,
               EXISTS (SELECT 1 FROM terms t JOIN page_search_terms pt ON pt.lexeme = t.lexeme AND pt.page_id = l.resolved_page_id) AS "holdsWords"

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSource } from 'typeorm';
 import { preparedQuery } from '../../src/db/prepared-query.js';
+import { SearchRepository } from '../../src/search/search.repository.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Hot statements run as named prepared statements: parsed once per connection, on both databases. */
@@ -36,5 +38,36 @@ describe('prepared statements', () => {
     });
     await expect(preparedQuery(t.dataSource, 'SELECT $1::int AS n', ['not a number'])).rejects.toThrow(/invalid input syntax for type integer/);
     expect(await preparedQuery(t.dataSource, 'SELECT $1::int AS n', ['7'])).toEqual([{ n: 7 }]);
+  });
+
+  it('keeps one generic plan for the search’s result cards, links and sentence marks, whatever their values', async () => {
+    // Planned with each call's values, these statements took longer to plan than to run (bench/RESULTS.md,
+    // 2026-12-06 21:40): PostgreSQL keeps a generic plan only if no value makes the custom plans look cheaper.
+    const author = await t.as('author');
+    const ids: string[] = [];
+    for (const [title, body] of [
+      ['Tide tables', 'Tide tables give the high water at the harbour. See [[Harbour pilots]].'],
+      ['Harbour pilots', 'Pilots board ships at the outer buoy. See [[Tide tables]] and [[Buoy colours]].'],
+      ['Buoy colours', 'Red to port, green to starboard, at the harbour mouth.'],
+    ]) ids.push((await author.post('/api/pages').send({ title, body }).expect(201)).body.id);
+    const words = ['tide harbour', 'pilots', 'buoy colours', 'harbour', 'green water', 'ships board', 'red port'];
+    await t.dataSource.transaction(async (tx) => {
+      const search = new SearchRepository(tx as unknown as DataSource);
+      for (const [i, w] of words.entries()) {
+        const some = ids.slice(0, 1 + (i % ids.length));
+        await search.pageCards(some.map((pageId) => ({ pageId, chunkId: null })), w, false);
+        await search.linksFrom(some, {}, w);
+        await search.markSentences([{ card: 0, i: 0, sentence: `The ${w} of the harbour.`, candidate: true }], w);
+      }
+      const plans: { statement: string; generic: number; custom: number }[] = await tx.query(
+        'SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements');
+      const markers = ['chunk_id bigint, ord int', 'l.resolved_page_id <> l.from_page_id', 'ts_headline'];
+      const counts = markers.map((marker) => {
+        const plan = plans.find((p) => p.statement.includes(marker));
+        return { marker, generic: plan?.generic, custom: plan?.custom };
+      });
+      // Five custom plans to learn the average from, then the generic one for every later run.
+      expect(counts).toEqual(markers.map((marker) => ({ marker, generic: words.length - 5, custom: 5 })));
+    });
   });
 });
