@@ -6,6 +6,7 @@ import { AttachmentsRepository } from './attachments.repository.js';
 import { ATTACHMENT_STORE, type AttachmentStore } from './stores/attachment-store.js';
 import { DatabaseStore } from './stores/database.store.js';
 import { LocalDirectoryStore, type StoredFile } from './stores/local-directory.store.js';
+import { S3Store, type S3StoredObject } from './stores/s3.store.js';
 
 /**
  * How old a left-over must be before the sweep removes it: one hour. An upload stores its bytes first and commits its
@@ -16,6 +17,11 @@ import { LocalDirectoryStore, type StoredFile } from './stores/local-directory.s
 export const SWEEP_MIN_AGE_MS = 60 * 60_000;
 /** Files (or rows) looked up in the catalogue at once; the event loop gets a turn between batches. */
 const BATCH = 500;
+/**
+ * Objects of a bucket looked up at once. Fewer: each one no row references is asked for again and deleted (two round
+ * trips to the bucket) while the catalogue's writes wait.
+ */
+const BUCKET_BATCH = 100;
 
 export interface SweepResult {
   /** `*.tmp` files of writes cut short. */
@@ -29,8 +35,8 @@ export interface SweepResult {
  * Removes what a crash leaves in the attachment store (docs/attachments.md): an upload stores its bytes before its
  * catalogue row commits, and a replacement or deletion forgets the old bytes after its commit, so a process killed in
  * between leaves bytes no row references; a kill mid-write leaves a `*.tmp` file. Both are removed once older than
- * SWEEP_MIN_AGE_MS (a file's mtime; a database row's created_at). Workers run it at start and hourly
- * (JobWorker.maintainEvery). The S3 store is not swept: listing a bucket is left to the bucket's own lifecycle rules.
+ * SWEEP_MIN_AGE_MS (a file's mtime; a database row's created_at; an object's Last-Modified). Workers run it at start
+ * and hourly (JobWorker.maintainEvery).
  */
 @Injectable()
 export class AttachmentStoreSweep {
@@ -49,6 +55,7 @@ export class AttachmentStoreSweep {
     const stopped = options.stopped ?? (() => false);
     if (this.store instanceof LocalDirectoryStore) await this.sweepFolder(this.store, cutoff, stopped, result);
     else if (this.store instanceof DatabaseStore) await this.sweepTable(stopped, result);
+    else if (this.store instanceof S3Store) await this.sweepBucket(this.store, cutoff, stopped, result);
     if (result.temporary + result.unreferenced > 0) {
       this.logger.log(
         `Removed ${result.unreferenced} unreferenced file(s) and ${result.temporary} temporary file(s) left by interrupted uploads or deletions (${formatBytes(result.bytes)}) from the ${this.store.kind} store`,
@@ -98,6 +105,37 @@ export class AttachmentStoreSweep {
   private async oldSize(store: LocalDirectoryStore, file: StoredFile, cutoff: number): Promise<number | null> {
     const stats = await store.statOf(file);
     return stats && stats.mtimeMs < cutoff ? stats.size : null;
+  }
+
+  /**
+   * The bucket's content objects (under the store's prefix; other keys are not looked at) last written before the
+   * cutoff and referenced by no catalogue row. Each is asked for again under the lock before it is deleted: an upload
+   * of the same content since wrote it again (a newer Last-Modified) and keeps it.
+   */
+  private async sweepBucket(store: S3Store, cutoff: number, stopped: () => boolean, result: SweepResult): Promise<void> {
+    let batch: S3StoredObject[] = [];
+    const flush = async () => {
+      const candidates = batch;
+      batch = [];
+      if (candidates.length === 0) return;
+      await this.attachments.withReferencesHeld(candidates.map((object) => object.key), async (referenced) => {
+        for (const object of candidates) {
+          if (referenced.has(object.key) || stopped()) continue;
+          const now = await store.statOf(object.key);
+          if (!now || now.modifiedMs >= cutoff) continue;
+          await store.delete(object.key);
+          result.unreferenced++;
+          result.bytes += now.size;
+        }
+      });
+    };
+    for await (const object of store.objects()) {
+      if (stopped()) return;
+      if (object.modifiedMs >= cutoff) continue;
+      batch.push(object);
+      if (batch.length >= BUCKET_BATCH) await flush();
+    }
+    if (!stopped()) await flush();
   }
 
   private async sweepTable(stopped: () => boolean, result: SweepResult): Promise<void> {

@@ -8,6 +8,7 @@ import { AttachmentStoreSweep, SWEEP_MIN_AGE_MS } from '../../src/attachments/at
 import { FILE_NAME_LOCKS } from '../../src/attachments/page-file-refs.service.js';
 import { lockKeySql } from '../../src/db/advisory-locks.js';
 import { JobWorker } from '../../src/jobs/job-worker.service.js';
+import { startFakeS3, type FakeS3 } from '../support/fake-s3.js';
 import { ATTACHMENT_FIXTURES } from '../support/fixtures.js';
 import { holdLock, ON_POSTGRES, waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -178,6 +179,104 @@ describe('the attachment store sweep: what crashes leave goes, nothing a file ne
       const left: { sha256: string }[] = await t.dataSource.query('SELECT sha256 FROM attachment_blobs ORDER BY sha256');
       expect(left.map((row) => row.sha256).sort()).toEqual([sha(referenced), sha(fresh)].sort());
       await author.get('/files/kept.png').expect(200);
+    });
+  });
+
+  describe('S3 store', () => {
+    const KEYS = { bucket: 'kurate-files', accessKeyId: 'AKIAKURATESWEEP', secretAccessKey: 'sweep-secret-key-0123456789', region: 'eu-west-1' };
+    let t: TestApp;
+    let s3: FakeS3;
+    const object = (key: string) => `${KEYS.bucket}/wiki/${key}`;
+    /** What a crash leaves: an object put straight into the bucket, last written two hours ago unless `old` is false. */
+    const plantObject = (id: string, bytes: Buffer, old = true) => {
+      s3.objects.set(id, bytes);
+      s3.modified.set(id, old ? OLD : new Date());
+    };
+
+    beforeAll(async () => {
+      s3 = await startFakeS3(KEYS);
+      t = await startTestApp({
+        env: {
+          KURATE_ATTACHMENTS_STORE: 's3', KURATE_S3_ENDPOINT: s3.url, KURATE_S3_BUCKET: KEYS.bucket, KURATE_S3_REGION: KEYS.region,
+          KURATE_S3_ACCESS_KEY_ID: KEYS.accessKeyId, KURATE_S3_SECRET_ACCESS_KEY: KEYS.secretAccessKey, KURATE_S3_PREFIX: 'wiki/',
+        },
+      });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await s3?.close();
+    });
+
+    it('removes old objects no catalogue row references, under its prefix only; keeps fresh, referenced and foreign ones', async () => {
+      const author = await t.as('author');
+      const referenced = png('in the bucket');
+      await author.post('/api/attachments').attach('file', referenced, 'kept.png').expect(201);
+      s3.modified.set(object(sha(referenced)), OLD);
+      const orphan = randomBytes(3_000);
+      plantObject(object(sha(orphan)), orphan);
+      const fresh = Buffer.from('an upload whose row is not committed yet');
+      plantObject(object(sha(fresh)), fresh, false);
+      // Not the store's: another prefix (another wiki in the bucket), a key of another shape under its own prefix.
+      const foreign = [`${KEYS.bucket}/other/${sha(orphan)}`, `${KEYS.bucket}/wiki/notes.txt`, `${KEYS.bucket}/wiki/${sha(orphan)}.bak`];
+      for (const id of foreign) plantObject(id, Buffer.from('not the wiki’s'));
+
+      const result = await t.app.get(AttachmentStoreSweep).sweep();
+
+      expect(result).toEqual({ temporary: 0, unreferenced: 1, bytes: orphan.length });
+      expect(s3.objects.has(object(sha(orphan)))).toBe(false);
+      for (const kept of [object(sha(referenced)), object(sha(fresh)), ...foreign]) expect(s3.objects.has(kept), kept).toBe(true);
+      await author.get('/files/kept.png').expect(200);
+      expect(await t.app.get(AttachmentStoreSweep).sweep()).toEqual({ temporary: 0, unreferenced: 0, bytes: 0 });
+    });
+
+    it('reads a bucket listing page by page (continuation tokens)', async () => {
+      s3.pageSize = 7;
+      try {
+        const planted = Array.from({ length: 40 }, (_, i) => Buffer.from(`orphan object ${i}`));
+        for (const bytes of planted) plantObject(object(sha(bytes)), bytes);
+        const before = s3.requests.length;
+        expect((await t.app.get(AttachmentStoreSweep).sweep()).unreferenced).toBe(40);
+        expect(planted.filter((bytes) => s3.objects.has(object(sha(bytes))))).toEqual([]);
+        const listings = s3.requests.slice(before).filter((r) => r.method === 'GET' && r.path === `/${KEYS.bucket}`);
+        expect(listings.length).toBeGreaterThanOrEqual(Math.ceil(40 / 7));
+      } finally {
+        s3.pageSize = 1000;
+      }
+    });
+
+    it('keeps an old orphan that an upload of the same content wrote again meanwhile', async () => {
+      const author = await t.as('author');
+      const bytes = png('written again');
+      plantObject(object(sha(bytes)), bytes);
+      // The upload puts the bytes (a new Last-Modified) and commits its row: the object is referenced and new.
+      await author.post('/api/attachments').attach('file', bytes, 'again.png').expect(201);
+      expect((await t.app.get(AttachmentStoreSweep).sweep()).unreferenced).toBe(0);
+      expect(s3.objects.has(object(sha(bytes)))).toBe(true);
+      // Listed as old, then written again (an upload storing the same content) before the sweep looked under the lock.
+      const raced = Buffer.from('listed old, then written again');
+      plantObject(object(sha(raced)), raced);
+      s3.afterList = () => s3.modified.set(object(sha(raced)), new Date());
+      try {
+        expect((await t.app.get(AttachmentStoreSweep).sweep()).unreferenced).toBe(0);
+      } finally {
+        s3.afterList = null;
+      }
+      expect(s3.objects.has(object(sha(raced)))).toBe(true);
+      s3.modified.set(object(sha(raced)), OLD);
+      expect((await t.app.get(AttachmentStoreSweep).sweep()).unreferenced).toBe(1);
+    });
+
+    it('a bucket that fails mid-sweep fails the sweep with S3’s status, and the next one finishes the job', async () => {
+      const bytes = Buffer.from('left while the bucket was down');
+      plantObject(object(sha(bytes)), bytes);
+      s3.failWith = 503;
+      try {
+        await expect(t.app.get(AttachmentStoreSweep).sweep()).rejects.toThrow(/S3 LIST of the bucket answered 503/);
+      } finally {
+        s3.failWith = null;
+      }
+      expect((await t.app.get(AttachmentStoreSweep).sweep()).unreferenced).toBeGreaterThanOrEqual(1);
+      expect(s3.objects.has(object(sha(bytes)))).toBe(false);
     });
   });
 });

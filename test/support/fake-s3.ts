@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { AwsV4Signer } from 'aws4fetch';
 
 /**
- * A small S3-compatible server on loopback for the S3 store's tests: path-style buckets, and the object calls the
- * store makes (PUT, GET, HEAD, DELETE Object; HEAD Bucket) answered as S3 answers them (status codes, ETag, XML
- * errors). Every request must be signed with AWS Signature V4 for its keys: the payload hash (unless the client
+ * A small S3-compatible server on loopback for the S3 store's tests: path-style buckets, and the calls the store
+ * makes (PUT, GET, HEAD, DELETE Object; HEAD Bucket; ListObjectsV2) answered as S3 answers them (status codes, ETag,
+ * Last-Modified, XML listings a page at a time with continuation tokens, XML errors). Every request must be signed with AWS Signature V4 for its keys: the payload hash (unless the client
  * declares it UNSIGNED-PAYLOAD, as S3 allows) is checked against the body, and the signature recomputed from the request's signed headers (a wrong secret, region or tampered path gets
  * S3's 403 SignatureDoesNotMatch).
  */
@@ -14,6 +14,12 @@ export interface FakeS3 {
   url: string;
   /** Objects by `bucket/key`. */
   readonly objects: Map<string, Buffer>;
+  /** Each object's last write (Last-Modified), by `bucket/key`; a test may set it back in time. */
+  readonly modified: Map<string, Date>;
+  /** The most keys a listing page holds (S3's is 1,000; `max-keys` may ask for fewer). */
+  pageSize: number;
+  /** Called after each listing page is answered (a test's moment to change the bucket between list and look). */
+  afterList: (() => void) | null;
   /** Every request, in order: method and path. */
   readonly requests: { method: string; path: string }[];
   /** Answers every request with this status (a failing store), until set to null. */
@@ -30,8 +36,9 @@ export interface FakeS3Options {
 
 export async function startFakeS3(options: FakeS3Options): Promise<FakeS3> {
   const objects = new Map<string, Buffer>();
+  const modified = new Map<string, Date>();
   const requests: { method: string; path: string }[] = [];
-  const state = { failWith: null as number | null };
+  const state = { failWith: null as number | null, pageSize: 1000, afterList: null as (() => void) | null };
 
   const server = createServer((req, res) => {
     void handle(req, res).catch((error: unknown) => xmlError(res, 500, 'InternalError', String(error)));
@@ -50,27 +57,56 @@ export async function startFakeS3(options: FakeS3Options): Promise<FakeS3> {
     if (bucket !== options.bucket) return xmlError(res, 404, 'NoSuchBucket', 'The specified bucket does not exist.');
     if (key === '') {
       if (method === 'HEAD') return void res.writeHead(200).end();
-      return xmlError(res, 405, 'MethodNotAllowed', 'Only HEAD Bucket is served here.');
+      if (method === 'GET' && url.searchParams.get('list-type') === '2') return listObjects(res, bucket, url.searchParams);
+      return xmlError(res, 405, 'MethodNotAllowed', 'Only HEAD Bucket and ListObjectsV2 are served here.');
     }
     const id = `${bucket}/${key}`;
     const etag = `"${createHash('md5').update(objects.get(id) ?? body).digest('hex')}"`;
     switch (method) {
       case 'PUT':
         objects.set(id, body);
+        modified.set(id, new Date(Math.floor(Date.now() / 1000) * 1000));
         return void res.writeHead(200, { ETag: `"${createHash('md5').update(body).digest('hex')}"` }).end();
       case 'GET':
       case 'HEAD': {
         const object = objects.get(id);
         if (!object) return method === 'HEAD' ? void res.writeHead(404).end() : xmlError(res, 404, 'NoSuchKey', 'The specified key does not exist.');
-        res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': String(object.length), ETag: etag });
+        res.writeHead(200, {
+          'Content-Type': 'application/octet-stream', 'Content-Length': String(object.length), ETag: etag,
+          'Last-Modified': (modified.get(id) ?? new Date()).toUTCString(),
+        });
         return void res.end(method === 'GET' ? object : undefined);
       }
       case 'DELETE':
         objects.delete(id);
+        modified.delete(id);
         return void res.writeHead(204).end();
       default:
         return xmlError(res, 405, 'MethodNotAllowed', `${method} is not served here.`);
     }
+  }
+
+  /** ListObjectsV2: the bucket's keys under `prefix` in UTF-8 byte order, `max-keys` (at most pageSize) a page. */
+  function listObjects(res: ServerResponse, bucket: string, params: URLSearchParams): void {
+    const prefix = params.get('prefix') ?? '';
+    const after = params.has('continuation-token') ? Buffer.from(params.get('continuation-token')!, 'base64').toString('utf8') : null;
+    const max = Math.min(state.pageSize, Number(params.get('max-keys') ?? 1000));
+    const keys = [...objects.keys()].filter((id) => id.startsWith(`${bucket}/`)).map((id) => id.slice(bucket.length + 1))
+      .filter((key) => key.startsWith(prefix) && (after === null || Buffer.compare(Buffer.from(key), Buffer.from(after)) > 0))
+      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const page = keys.slice(0, max);
+    const truncated = keys.length > page.length;
+    const contents = page.map((key) => {
+      const object = objects.get(`${bucket}/${key}`)!;
+      return `<Contents><Key>${escapeXml(key)}</Key><LastModified>${(modified.get(`${bucket}/${key}`) ?? new Date()).toISOString()}</LastModified>`
+        + `<ETag>&quot;${createHash('md5').update(object).digest('hex')}&quot;</ETag><Size>${object.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`;
+    });
+    const next = truncated ? `<NextContinuationToken>${escapeXml(Buffer.from(page[page.length - 1]).toString('base64'))}</NextContinuationToken>` : '';
+    res.writeHead(200, { 'Content-Type': 'application/xml' });
+    res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${bucket}</Name>`
+      + `<Prefix>${escapeXml(prefix)}</Prefix><KeyCount>${page.length}</KeyCount><MaxKeys>${max}</MaxKeys><IsTruncated>${truncated}</IsTruncated>`
+      + `${params.has('continuation-token') ? `<ContinuationToken>${escapeXml(params.get('continuation-token')!)}</ContinuationToken>` : ''}${next}${contents.join('')}</ListBucketResult>`);
+    state.afterList?.();
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -78,7 +114,20 @@ export async function startFakeS3(options: FakeS3Options): Promise<FakeS3> {
   return {
     url: `http://127.0.0.1:${port}`,
     objects,
+    modified,
     requests,
+    get afterList() {
+      return state.afterList;
+    },
+    set afterList(value: (() => void) | null) {
+      state.afterList = value;
+    },
+    get pageSize() {
+      return state.pageSize;
+    },
+    set pageSize(value: number) {
+      state.pageSize = value;
+    },
     get failWith() {
       return state.failWith;
     },
@@ -113,6 +162,10 @@ async function signatureProblem(req: IncomingMessage, url: URL, body: Buffer, op
   });
   const expected = /Signature=([0-9a-f]{64})/.exec((await signer.sign()).headers.get('authorization') ?? '')?.[1];
   return expected === signature ? null : { code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided.' };
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 }
 
 function xmlError(res: ServerResponse, status: number, code: string, message: string): void {

@@ -6,6 +6,7 @@ import { servingRuleOf, sniffMediaType } from '../../src/attachments/content-typ
 import { ConfigError, loadConfig } from '../../src/config/kurate-config.js';
 import { embedKindOf, extractFileTargets, fileTargetOf, formatBytes, type ResolvedFile } from '../../src/pages/markdown/file-embeds.js';
 import { MarkdownRenderer } from '../../src/pages/markdown/markdown-renderer.js';
+import { parseObjectListing } from '../../src/attachments/stores/s3.store.js';
 import { ATTACHMENT_FIXTURES } from '../support/fixtures.js';
 
 const fixture = (name: string) => readFileSync(path.join(ATTACHMENT_FIXTURES, name));
@@ -133,5 +134,31 @@ describe('attachments are never entities', () => {
     const text = 'See [[LICENSE]], ![[diagram.png]] and [[Other Page]].';
     expect(linkTargetsOf(text, new Map()).wantedTargets).toEqual(['LICENSE', 'Other Page']);
     expect(linkTargetsOf(text, new Map(), new Set(['license'])).wantedTargets).toEqual(['Other Page']);
+  });
+});
+
+describe('S3 bucket listings (ListObjectsV2)', () => {
+  const page = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>b</Name>${body}</ListBucketResult>`;
+
+  it('reads each entry’s key (references resolved), size and last write, and the next page’s token', () => {
+    const listing = parseObjectListing(page(
+      '<IsTruncated>true</IsTruncated><NextContinuationToken>1a/b+c&amp;d==</NextContinuationToken><ContinuationToken>old</ContinuationToken>'
+      + '<Contents><Key>wiki/a&amp;b &lt;c&gt; &#233;&#x263A;</Key><LastModified>2026-12-01T10:00:00.000Z</LastModified><ETag>&quot;x&quot;</ETag><Size>42</Size></Contents>'
+      + '<Contents><Key>wiki/0</Key><LastModified>2026-12-02T10:00:00Z</LastModified><Size>0</Size></Contents>',
+    ));
+    expect(listing).toEqual({
+      objects: [
+        { key: 'wiki/a&b <c> é☺', size: 42, modifiedMs: Date.parse('2026-12-01T10:00:00Z') },
+        { key: 'wiki/0', size: 0, modifiedMs: Date.parse('2026-12-02T10:00:00Z') },
+      ],
+      nextToken: '1a/b+c&d==',
+    });
+    expect(parseObjectListing(page('<IsTruncated>false</IsTruncated>'))).toEqual({ objects: [], nextToken: null });
+  });
+
+  it('refuses what is not a listing, an entry without its fields, and a truncated page without a token', () => {
+    expect(() => parseObjectListing('<Error><Code>AccessDenied</Code></Error>')).toThrow('other than a ListBucketResult');
+    expect(() => parseObjectListing(page('<Contents><Key>k</Key><Size>1</Size></Contents>'))).toThrow('without a key, size or last write');
+    expect(() => parseObjectListing(page('<IsTruncated>true</IsTruncated>'))).toThrow('without a continuation token');
   });
 });

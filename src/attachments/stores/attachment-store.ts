@@ -20,7 +20,12 @@ export const ATTACHMENT_STORE = Symbol('ATTACHMENT_STORE');
 
 const CONTENT_KEY = /^[0-9a-f]{64}$/;
 
+/** Whether the text is a content key (a SHA-256 hex digest). */
+export function isContentKey(key: string): boolean {
+  return CONTENT_KEY.test(key);
+}
+
 /** Keys are SHA-256 hex digests and nothing else: no key can name a path or an object outside the store. */
 export function assertContentKey(key: string): void {
-  if (!CONTENT_KEY.test(key)) throw new Error(`Not a content key: ${JSON.stringify(key.slice(0, 80))}`);
+  if (!isContentKey(key)) throw new Error(`Not a content key: ${JSON.stringify(key.slice(0, 80))}`);
 }

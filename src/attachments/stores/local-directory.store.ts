@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, opendir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../../config/config-error.js';
-import { assertContentKey, type AttachmentStore } from './attachment-store.js';
+import { assertContentKey, isContentKey, type AttachmentStore } from './attachment-store.js';
 
 /** A file of the store's layout, as the sweep (AttachmentStoreSweep) sees it. */
 export interface StoredFile {
@@ -13,7 +13,6 @@ export interface StoredFile {
 }
 
 const FAN_OUT = /^[0-9a-f]{2}$/;
-const CONTENT_FILE = /^[0-9a-f]{64}$/;
 const TEMPORARY_FILE = /^([0-9a-f]{64})\.[0-9a-f]{12}\.tmp$/;
 
 /**
@@ -76,7 +75,7 @@ export class LocalDirectoryStore implements AttachmentStore {
         for await (const entry of entries) {
           if (!entry.isFile()) continue;
           const temporary = TEMPORARY_FILE.exec(entry.name);
-          const key = temporary ? temporary[1] : CONTENT_FILE.test(entry.name) ? entry.name : null;
+          const key = temporary ? temporary[1] : isContentKey(entry.name) ? entry.name : null;
           // Only a file in the folders its key names is the store's.
           if (!key || key.slice(0, 2) !== first || key.slice(2, 4) !== second) continue;
           yield { kind: temporary ? 'temporary' : 'content', key, path: path.join(folder, entry.name) };
