@@ -52,11 +52,9 @@ export class AttachmentsModule implements OnModuleInit {
   /** A store that cannot be written stops the start with a sentence naming the variable to fix. */
   async onModuleInit(): Promise<void> {
     await this.store.check();
-    // At a worker's start and hourly (S3 is not swept: AttachmentStoreSweep).
-    if (this.store.kind !== 's3') {
-      this.worker.maintainEvery('The attachment store sweep', SWEEP_EVERY_MS, async (stopped) => {
-        await this.sweep.sweep({ stopped });
-      });
-    }
+    // At a worker's start and hourly, whatever the store.
+    this.worker.maintainEvery('The attachment store sweep', SWEEP_EVERY_MS, async (stopped) => {
+      await this.sweep.sweep({ stopped });
+    });
   }
 }

@@ -266,6 +266,18 @@ describe('the attachment store sweep: what crashes leave goes, nothing a file ne
       expect((await t.app.get(AttachmentStoreSweep).sweep()).unreferenced).toBe(1);
     });
 
+    it('a worker sweeps the bucket when it starts (and hourly after)', async () => {
+      const bytes = Buffer.from('left in the bucket by a crash before this start');
+      plantObject(object(sha(bytes)), bytes);
+      const worker = t.app.get(JobWorker);
+      await worker.start();
+      try {
+        await waitFor('the start-up sweep', () => !s3.objects.has(object(sha(bytes))), 20_000);
+      } finally {
+        await worker.stop();
+      }
+    });
+
     it('a bucket that fails mid-sweep fails the sweep with S3’s status, and the next one finishes the job', async () => {
       const bytes = Buffer.from('left while the bucket was down');
       plantObject(object(sha(bytes)), bytes);
