@@ -16,3 +16,13 @@ export async function shareReviewLock(tx: EntityManager): Promise<void> {
 export async function holdReviewLockAlone(tx: EntityManager): Promise<void> {
   await tx.query(`SELECT pg_advisory_xact_lock(${KEY})`);
 }
+
+// Purges and their dry runs take turns, whatever their cluster: a dry run runs the real deletes (then rolls them back)
+// so two at once, or one beside a purge, locked the same rows in different orders, and PostgreSQL aborted one as a
+// deadlock's victim (a 500 on concurrent dry runs of one cluster, found by a hostile-input audit).
+const PURGE_TURN_KEY = `hashtextextended('kurate.kg.purge-turn', 0)`;
+
+/** For a purge or its dry run: taken first, in its own statement; the next waits until this transaction ends. */
+export async function takePurgeTurn(tx: EntityManager): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(${PURGE_TURN_KEY})`);
+}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { holdReviewLockAlone } from '../db/kg-purge-lock.js';
+import { holdReviewLockAlone, takePurgeTurn } from '../db/kg-purge-lock.js';
 
 /** The knowledge-graph rows a visibility change or a purge is measured in. */
 export const KG_ROW_KINDS = ['pages', 'chunks', 'mentions', 'proposals', 'nodes', 'edges'] as const;
@@ -108,6 +108,11 @@ export class KgDerivationRepository {
    * waited for (and its rows are then seen and purged) and a later one finds the page excluded. In statements of
    * their own: the purge's next statements see what the waited-for transactions committed.
    */
+  /** Purges and dry runs one at a time (src/db/kg-purge-lock.ts): the first statement of either. */
+  takePurgeTurn(tx: EntityManager): Promise<void> {
+    return takePurgeTurn(tx);
+  }
+
   async lockForPurge(cluster: string, tx: EntityManager): Promise<void> {
     await holdReviewLockAlone(tx);
     await tx.query(

@@ -1,6 +1,8 @@
-import { ConflictException, Injectable } from '@nestjs/common';
+import { ConflictException, HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import type { RequestOrigin } from '../auth/users.service.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
+import { OneAtATime, QueueFullError } from '../common/one-at-a-time.js';
+import { againOnConflict } from '../db/sql-state.js';
 import { ClusterPolicyRepository } from './cluster-policy.repository.js';
 import type { EstimateAction, EstimateResponse, PurgeResponse } from './dto/kg-policy.dto.js';
 import { KgDerivationRepository, PURGED_TABLES, type VisibilityChange } from './kg-derivation.repository.js';
@@ -8,6 +10,18 @@ import { PolicyReconciler } from './policy-reconciler.service.js';
 import { PolicyService } from './policy.service.js';
 
 const ESTIMATE_REASON = 'estimate (rolled back)';
+/**
+ * Runs of an estimate or a purge in all, when PostgreSQL aborts one as a deadlock's victim (its work is one
+ * transaction, rolled back whole, so running it again is safe): a dry run or an estimate still meets extraction runs
+ * and review actions writing the same rows, which it does not hold off.
+ */
+const ATTEMPTS = 5;
+/**
+ * Estimates and purges waiting for their turn in this process, at most (one runs at a time: each holds a database
+ * connection for up to a second or two, and a burst of them once took every connection of the pool, so that /health
+ * and every reader waited minutes). One more is a 429.
+ */
+const WAITING_AT_MOST = 8;
 
 /**
  * What a policy change would do before it is made (the estimate), and the hard exclude (purge). Both run the real
@@ -22,16 +36,28 @@ export class PolicyImpactService {
     private readonly reconciler: PolicyReconciler,
   ) {}
 
+  /** One estimate or purge at a time in this process, a bounded queue waiting (WAITING_AT_MOST). */
+  private readonly turns = new OneAtATime(WAITING_AT_MOST);
+
+  private async oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await this.turns.run(work);
+    } catch (error) {
+      if (!(error instanceof QueueFullError)) throw error;
+      throw new HttpException(`${error.waiting} estimates or purges are waiting to run already; try again when they are done.`, HttpStatus.TOO_MANY_REQUESTS);
+    }
+  }
+
   async estimate(cluster: string, action: EstimateAction): Promise<EstimateResponse> {
     const current = await this.policy.requireKnownCluster(cluster);
-    const changes = await this.derivations.rolledBack(async (tx) => {
+    const changes = await this.oneAtATime(() => againOnConflict(ATTEMPTS, () => this.derivations.rolledBack(async (tx) => {
       await this.derivations.snapshotVisible(cluster, 'before', tx);
       if (action === 'clear') await this.policies.delete(cluster, tx);
       else await this.policies.upsert({ cluster, action, reason: ESTIMATE_REASON, actor: 'estimate' }, tx);
       await this.reconciler.reconcileClusterIn(cluster, tx);
       await this.derivations.snapshotVisible(cluster, 'after', tx);
       return this.derivations.compareSnapshots(tx);
-    });
+    })));
     return { cluster, action, currentAction: current.action, changes, summary: describeChanges(changes) };
   }
 
@@ -50,7 +76,9 @@ export class PolicyImpactService {
       );
     }
     const run = dryRun ? this.derivations.rolledBack.bind(this.derivations) : this.derivations.transaction.bind(this.derivations);
-    const result = await run(async (tx) => {
+    const result = await this.oneAtATime(() => againOnConflict(ATTEMPTS, () => run(async (tx) => {
+      // Purges and dry runs take turns: a dry run deletes (then rolls back) the very rows a purge deletes.
+      await this.derivations.takePurgeTurn(tx);
       // A real purge waits for the extraction runs and review actions under way, and holds off new ones (a dry run
       // only measures, so it stops no one).
       if (!dryRun) {
@@ -67,7 +95,7 @@ export class PolicyImpactService {
         }, tx);
       }
       return { targets, deleted };
-    });
+    })));
     const deleted = PURGED_TABLES.map((table) => ({ table, rows: result.deleted[table] }));
     const total = deleted.reduce((sum, d) => sum + d.rows, 0);
     const what = deleted.filter((d) => d.rows > 0).map((d) => `${d.rows} from ${d.table}`).join(', ') || 'nothing';
