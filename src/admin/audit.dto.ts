@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsISO8601, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsDateOrTime, readDateOrTime } from '../common/date-input.js';
 import type { AuditEntryEntity } from '../audit/audit-entry.entity.js';
 
 export class AuditQueryDto {
@@ -17,14 +18,14 @@ export class AuditQueryDto {
   @Matches(/^[a-z0-9_.-]*$/, { message: 'action may hold lower-case letters, digits, dots, dashes and underscores' })
   action?: string;
 
-  @ApiPropertyOptional({ description: 'From this date or time (ISO 8601), inclusive.', example: '2026-01-31' })
+  @ApiPropertyOptional({ description: 'From this date or time (`2026-01-31`, `2026-01-31T18:00:00Z`; UTC unless an offset is given), inclusive.', example: '2026-01-31' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'from must be a date such as 2026-01-31 (or an ISO 8601 time)' })
+  @IsDateOrTime('from', '2026-01-31')
   from?: string;
 
-  @ApiPropertyOptional({ description: 'Up to this date (inclusive: the whole day) or time (ISO 8601).', example: '2026-02-28' })
+  @ApiPropertyOptional({ description: 'Up to this date (inclusive: the whole day) or time (`2026-02-28T18:00:00Z`; UTC unless an offset is given).', example: '2026-02-28' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'to must be a date such as 2026-02-28 (or an ISO 8601 time)' })
+  @IsDateOrTime('to', '2026-02-28')
   to?: string;
 
   @ApiPropertyOptional({ minimum: 1, default: 1 })
@@ -66,15 +67,10 @@ export function auditEntryResponse(e: AuditEntryEntity): AuditEntryResponse {
   return { id: String(e.id), at: e.at, actorUserId: e.actorUserId, actorName: e.actorName, action: e.action, target: e.target, details: e.details, ip: e.ip };
 }
 
-/** A date-only `to` means the whole of that day. */
+/** A date-only `to` means the whole of that day; a time, up to and including it. */
 export function auditRange(query: AuditQueryDto): { from?: Date; until?: Date } {
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/;
-  const from = query.from ? new Date(dateOnly.test(query.from) ? `${query.from}T00:00:00Z` : query.from) : undefined;
-  let until: Date | undefined;
-  if (query.to) {
-    until = new Date(dateOnly.test(query.to) ? `${query.to}T00:00:00Z` : query.to);
-    if (dateOnly.test(query.to)) until = new Date(until.getTime() + 86_400_000);
-    else until = new Date(until.getTime() + 1);
-  }
+  const from = query.from ? readDateOrTime(query.from) ?? undefined : undefined;
+  const to = query.to ? readDateOrTime(query.to) : null;
+  const until = to ? new Date(to.getTime() + (query.to!.length === 10 ? 86_400_000 : 1)) : undefined;
   return { from, until };
 }

@@ -1,3 +1,4 @@
+import { readDateOrTime } from '../common/date-input.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service.js';
@@ -95,9 +96,9 @@ export class ApiTokensService {
     if (input.scopes.includes('metrics') && actor.role !== 'admin') {
       throw new DomainException(DomainErrorCode.Forbidden, 'Only an admin may grant the metrics scope (it reads the operational metrics at /metrics).');
     }
-    const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
-    // ISO 8601 has forms a JavaScript Date cannot read (week dates, 2027-W01-1; the basic format, 20270101T000000Z).
-    if (expiresAt && Number.isNaN(expiresAt.getTime())) {
+    const expiresAt = input.expiresAt ? readDateOrTime(input.expiresAt) : null;
+    // Only the forms DATE_OR_TIME names are read (src/common/date-input.ts); a caller that skipped the DTO is told so.
+    if (input.expiresAt && !expiresAt) {
       throw new DomainException(DomainErrorCode.InvalidInput, `expiresAt "${input.expiresAt}" is not a date Kurate reads: write it as 2027-01-31 or 2027-01-31T18:00:00Z.`);
     }
     if (expiresAt && expiresAt <= new Date()) {

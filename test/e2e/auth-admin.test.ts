@@ -145,6 +145,20 @@ describe('user administration and the audit log', () => {
     expect((await api.get('/api/admin/audit?to=2000-01-01').expect(200)).body.total).toBe(0);
     expect((await api.get('/api/admin/audit?perPage=2&page=2').expect(200)).body.items).toHaveLength(2);
     await api.get('/api/admin/audit?from=yesterday').expect(400);
+    // ISO 8601 forms that PostgreSQL and JavaScript do not read alike (week, ordinal, basic, a lone year), days that do
+    // not exist and offsets beyond ±14:00 are a 400 naming the field, on the API and the page (they once reached the
+    // database as an invalid date: a 500).
+    for (const [field, value] of [['from', '2026-123'], ['from', '2026-W01'], ['to', '2026-W52-7'], ['from', '20260101'], ['to', '2026'],
+      ['from', '2026-02-30'], ['to', '2026-01-01T00:00:00+99:99'], ['from', '0000-01-01']]) {
+      const refused = await api.get(`/api/admin/audit?${field}=${encodeURIComponent(value)}`).expect(400);
+      expect(refused.body.message, value).toContain(`${field} must be a date such as`);
+      await api.get(`/admin/audit?${field}=${encodeURIComponent(value)}`).expect(400);
+    }
+    // A time without an offset is UTC; with one, that moment.
+    const now = Date.now();
+    const isoMinute = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+    expect((await api.get(`/api/admin/audit?from=${isoMinute(now - 3_600_000)}&to=${isoMinute(now + 120_000)}`).expect(200)).body.total).toBe(all.body.total);
+    expect((await api.get(`/api/admin/audit?to=${encodeURIComponent(`${isoMinute(now - 3_600_000 * 5)}+04:00`)}`).expect(200)).body.total).toBe(0);
     await api.get("/api/admin/audit?action=user'%20OR%201=1").expect(400);
     await api.get('/api/admin/audit?action=user_%25').expect(400);
   });

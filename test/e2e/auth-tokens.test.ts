@@ -89,10 +89,10 @@ describe('personal API tokens', () => {
     const past = await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'x', expiresAt: '2001-01-01' }).expect(400);
     expect(past.body.message).toBe('expiresAt must be in the future.');
     await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'x', expiresAt: 'tomorrow' }).expect(400);
-    // ISO 8601 forms a Date cannot read are named as such, not said to be in the past.
-    for (const expiresAt of ['2027-W01-1', '20270101T000000Z']) {
+    // ISO 8601 forms a Date cannot read, and days that do not exist, are named as such, not said to be in the past.
+    for (const expiresAt of ['2027-W01-1', '20270101T000000Z', '2027-02-30']) {
       const unread = await t.http.post('/api/tokens').set(bearer(author.token)).send({ name: 'x', expiresAt }).expect(400);
-      expect(unread.body.message).toContain('is not a date Kurate reads');
+      expect(unread.body.message).toContain('expiresAt must be a date such as 2027-01-31 or a time such as 2027-01-31T18:00:00Z');
     }
   });
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsISO8601, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsDateOrTime } from '../../common/date-input.js';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { TOKEN_SCOPES, type ApiTokenEntity, type TokenScope } from '../api-token.entity.js';
 import { toBoolean } from '../../common/dto-transforms.js';
 
@@ -30,7 +31,7 @@ export class CreateTokenDto {
 
   @ApiPropertyOptional({ example: '2027-01-31T00:00:00Z', description: 'When the token stops working (ISO 8601, in the future). No expiry when omitted.' })
   @IsOptional()
-  @IsISO8601({ strict: true }, { message: 'expiresAt must be an ISO 8601 date or time such as 2027-01-31' })
+  @IsDateOrTime('expiresAt', '2027-01-31')
   expiresAt?: string;
 }
 
