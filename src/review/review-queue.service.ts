@@ -209,7 +209,10 @@ function validTimestamp(value: string): boolean {
   const [y, mo, d] = date.split('-').map(Number);
   const [h, mi, s] = time.slice(0, 8).split(':').map(Number);
   const day = new Date(Date.UTC(y, mo - 1, d));
-  return y >= 1 && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d && h <= 23 && mi <= 59 && s <= 59;
+  // PostgreSQL reads offsets up to ±15:59 (a cursor of this server carries its own, +00).
+  const offset = /([+-])(\d{2}):?(\d{2})?$/.exec(time.slice(8));
+  const offsetOk = !offset || (Number(offset[2]) <= 15 && Number(offset[3] ?? 0) <= 59);
+  return y >= 1 && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d && h <= 23 && mi <= 59 && s <= 59 && offsetOk;
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)?$/;

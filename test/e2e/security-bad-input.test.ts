@@ -292,12 +292,13 @@ describe('bad input over HTTP', () => {
       expect(confidence).toBe(0);
       // Cursors of the right shape that PostgreSQL would still refuse to cast: the 400 every bad cursor gets.
       const cursor = (value: unknown[]) => Buffer.from(JSON.stringify(value)).toString('base64url');
-      for (const [sort, after] of [['confidence', ['1e99', '5']], ['confidence', ['1e-50', '5']], ['age', ['2026-13-45T99:99:99Z', '5']], ['age', ['2026-02-30 10:00:00', '5']]] as const) {
+      for (const [sort, after] of [['confidence', ['1e99', '5']], ['confidence', ['1e-50', '5']], ['age', ['2026-13-45T99:99:99Z', '5']], ['age', ['2026-02-30 10:00:00', '5']], ['age', ['2026-01-01T00:00:00+99:99', '1']], ['age', ['2026-01-01T00:00:00+16', '1']]] as const) {
         const res = await admin.get(`/admin/knowledge-graph/proposals?sort=${sort}&after=${cursor([...after])}`);
         expect(res.status, `${sort} ${after[0]}: ${res.text.slice(0, 200)}`).toBe(400);
         expect(res.body.message).toContain('cursor is not valid');
       }
       await admin.get(`/admin/knowledge-graph?sort=age&after=${cursor(['2026-13-45T99:99:99Z', '5'])}`).expect(400);
+      await admin.get(`/admin/knowledge-graph?sort=age&before=${cursor(['2026-01-01T00:00:00+99:99', '1'])}`).expect(400);
       // An entity list page past bigint is a page past the end; a null scope is no scope.
       await admin.get('/admin/knowledge-graph/ui/entities?page=99999999999999999999').expect(200);
       const nullScope = await admin.post('/api/admin/kg/extract').send({ cluster: null, dryRun: true });

@@ -26,6 +26,13 @@ describe('queue cursors', () => {
     expect(() => decodeCursor(encodeCursor(row('0.85', '1')), 'age')).toThrow();
     expect(() => decodeCursor(encodeCursor(row('0.5', '1')), 'support')).toThrow();
     expect(() => decodeCursor(encodeCursor(row('2026-01-02', '1')), 'age')).toThrow();
+    // Offsets PostgreSQL does not read (beyond ±15:59) are refused here, not by the database (a 500).
+    for (const at of ['2026-01-01T00:00:00+99:99', '2026-01-01T00:00:00+16', '2026-01-01 00:00:00-15:60']) {
+      expect(() => decodeCursor(encodeCursor(row(at, '1')), 'age'), at).toThrow('That page cursor is not valid');
+    }
+    for (const at of ['2026-01-01T00:00:00+15:59', '2026-01-01 00:00:00-05', '2026-01-01T00:00:00.5Z']) {
+      expect(decodeCursor(encodeCursor(row(at, '1')), 'age')).toEqual({ value: at, id: '1' });
+    }
   });
 });
 
