@@ -7,6 +7,7 @@ import { REVIEW_CSS, REVIEW_SCRIPTS, showingUserErrors } from '../admin/web-help
 import { Access } from '../auth/access.decorator.js';
 import { Origin } from '../auth/request-origin.decorator.js';
 import type { RequestOrigin } from '../auth/users.service.js';
+import { checkInput } from '../common/input-rules.js';
 import { fieldText, readForm } from '../web/forms.js';
 import { ImportDto } from './dto/graph-transfer.dto.js';
 import { GraphTransferService, type ImportReport } from './graph-transfer.service.js';
@@ -45,6 +46,10 @@ export class GraphTransferWebController {
     } catch (error) {
       return this.renderTransfer(res, 400, { error: `That is not valid JSON: ${(error as Error).message}`, typed, dryRun });
     }
+    // JSON typed into the form is a request body of its own: the input rules the JSON API applies to every body (no
+    // NUL or lone surrogate, at most MAX_INPUT_DEPTH levels deep) apply to it too, before anything walks it.
+    const problem = checkInput(parsed, 'body');
+    if (problem) return this.renderTransfer(res, 400, { error: `${problem.field}: ${problem.message}`, typed, dryRun });
     const input = readForm(ImportDto, parsed);
     if (!input.ok) return this.renderTransfer(res, 400, { error: input.message, typed, dryRun });
     await showingUserErrors(

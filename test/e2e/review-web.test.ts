@@ -230,6 +230,14 @@ describe('/admin/knowledge-graph web UI', () => {
     const bad = await form(`${BASE}/ui/import`, { graph: '{not json', mode: 'pending' }).expect(400);
     expect(bad.text).toContain('That is not valid JSON');
     expect(bad.text).toContain('{not json');
+    // The JSON typed into the form passes the input rules of every JSON body: a NUL (written as \u0000 in the JSON)
+    // and nesting 20,000 deep are a 400 naming where, with the text kept, never a 500.
+    const nul = await form(`${BASE}/ui/import`, { graph: '{"nodes":[{"id":"n1","name":"Nul\\u0000Name","type":"concept"}],"edges":[]}', mode: 'pending', reason: 'x' }).expect(400);
+    expect(nul.text).toContain('nodes[0].name');
+    expect(nul.text).toContain('Nul\\u0000Name');
+    const deep = await form(`${BASE}/ui/import`, { graph: `{"nodes":${'['.repeat(20_000)}${']'.repeat(20_000)}}`, mode: 'pending', reason: 'x' }).expect(400);
+    expect(deep.text).toContain('nested more than 64 levels deep');
+    await form(`${BASE}/ui/import`, { graph: '{"nodes":[]}', typeMap: `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`, mode: 'pending', reason: 'x' }).expect(400);
     const checked = await form(`${BASE}/ui/import`, { graph: JSON.stringify({ nodes: [{ id: '1', name: 'Imported Thing', type: 'widget' }] }), mode: 'pending', typeMap: '{"widget": "product"}', dryRun: 'on' }).expect(200);
     expect(checked.text).toContain('type “widget” read as <code>product</code>');
     expect(checked.text).toContain('Check (nothing written)');
