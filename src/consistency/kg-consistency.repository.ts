@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
 import { MISNAMED_MENTIONS, mentionForms, type MentionForms } from '../kg/mention-forms.js';
+import { SOURCES_WITHOUT_PAGES } from '../kg/proposal-sources.js';
 import { EXAMPLES_SHOWN, type InvariantFinding, type InvariantName } from './kg-invariants.js';
 
 /** What the checks read besides the tables: the embedding model, and the forms of the names mentions may carry. */
@@ -68,10 +69,12 @@ const CHECKS: Record<InvariantName, CheckSql> = {
       CROSS JOIN LATERAL (SELECT count(*)::int AS n FROM kg_proposal_support x WHERE x.proposal_id = p.id) s
      WHERE p.support_count <> s.n`),
 
+  // Extracted proposals only: one from a graph file or an agent never had page support.
   pending_proposals_supported: () => finding(`
     SELECT format('proposal %s (%s %s): pending with no support', p.id, p.kind, coalesce(p.name, p.signature)) AS line, p.id AS ord
       FROM kg_proposals p
-     WHERE p.status = 'pending' AND NOT EXISTS (SELECT 1 FROM kg_proposal_support s WHERE s.proposal_id = p.id)`),
+     WHERE p.status = 'pending' AND p.extractor <> ALL ($1::text[])
+       AND NOT EXISTS (SELECT 1 FROM kg_proposal_support s WHERE s.proposal_id = p.id)`, [SOURCES_WITHOUT_PAGES]),
 
   provenance_approved: () => finding(`
     SELECT format('node %s (%s) names proposal %s, a %s %s proposal', n.id, n.name, p.id, p.status, p.kind) AS line, n.id AS ord
@@ -239,14 +242,16 @@ export class KgConsistencyRepository {
     return rows[0].n;
   }
 
-  /** Pending proposals no chunk supports are retired (as extraction retires them); returns how many. */
+  /** Extracted pending proposals no chunk supports are retired (as extraction retires them); returns how many. */
   async retireUnsupported(tx: EntityManager): Promise<number> {
     const rows: { n: number }[] = await tx.query(
       `WITH fixed AS (
          UPDATE kg_proposals p SET status = 'retired', updated_at = now()
-          WHERE p.status = 'pending' AND NOT EXISTS (SELECT 1 FROM kg_proposal_support s WHERE s.proposal_id = p.id)
+          WHERE p.status = 'pending' AND p.extractor <> ALL ($1::text[])
+            AND NOT EXISTS (SELECT 1 FROM kg_proposal_support s WHERE s.proposal_id = p.id)
          RETURNING 1)
        SELECT count(*)::int AS n FROM fixed`,
+      [SOURCES_WITHOUT_PAGES],
     );
     return rows[0].n;
   }

@@ -45,7 +45,7 @@ export const INVARIANTS: readonly InvariantDefinition[] = [
   },
   {
     name: 'pending_proposals_supported',
-    explanation: 'A pending proposal has at least one supporting chunk (extraction retires those left with none).',
+    explanation: 'An extracted pending proposal has at least one supporting chunk (extraction retires those left with none); one from a graph file or an agent has none by nature and is left to review.',
     repair: 'retired, as extraction does (it is proposed again when a page says it)',
   },
   {

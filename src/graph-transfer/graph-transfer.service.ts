@@ -1,3 +1,4 @@
+import { FILE_SOURCE, type SourceWithoutPages } from '../kg/proposal-sources.js';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service.js';
 import type { RequestOrigin } from '../auth/users.service.js';
@@ -64,7 +65,7 @@ export interface ImportRequest {
   /** Validate and report only; nothing is written. */
   dryRun?: boolean;
   /** Who proposes (kg_proposals.extractor): a file import, or an agent over /admin-mcp (its proposals are marked so in the queue). */
-  source?: 'import' | 'agent';
+  source?: SourceWithoutPages;
 }
 
 export interface ImportReport {
@@ -272,8 +273,8 @@ export class GraphTransferService {
         report.summary = `Import as pending proposals: ${report.nodes.accepted} node${report.nodes.accepted === 1 ? '' : 's'} and ${report.edges.accepted} edge${report.edges.accepted === 1 ? '' : 's'} accepted, ${report.nodes.existing + report.edges.existing} already known, ${report.nodes.refused.length + report.edges.refused.length} refused.`;
         if (report.dryRun || proposals.length === 0) return report;
         const j = await this.journal.open(tx, 'import', origin.actor, null, 'importing');
-        await this.transfer.insertProposals(j, proposals, request.source ?? 'import');
-        return this.finish(j, report, reason, origin, request.source ?? 'import');
+        await this.transfer.insertProposals(j, proposals, request.source ?? FILE_SOURCE);
+        return this.finish(j, report, reason, origin, request.source ?? FILE_SOURCE);
       }
 
       report.edges.accepted = edges.length;

@@ -1,3 +1,4 @@
+import { AGENT_SOURCE } from '../kg/proposal-sources.js';
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -20,7 +21,6 @@ import { defineTool, invalidArgument, type ToolCallListener } from './mcp-tool.j
 
 export const ADMIN_SERVER_NAME = 'kurate-admin';
 /** kg_proposals.extractor of what an agent proposed: the queue shows it, and no agent may approve it. */
-export const AGENT_SOURCE = 'agent';
 const MAX_REVIEW_IDS = 100;
 
 const proposalSummary = z.object({

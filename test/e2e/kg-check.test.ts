@@ -124,6 +124,24 @@ describe('kurate kg check: the consistency checker', () => {
     expect(await count(t, `SELECT count(*) FROM kg_proposals WHERE id = $1 AND status = 'retired'`, [ghost])).toBe(1);
   });
 
+  it('leaves pending proposals from a graph file or an agent alone: they never had page support, and only a person reviews them', async () => {
+    // Before, the check counted them and its repair retired them unreviewed (found by a hostile-input audit).
+    const imported = await admin.post('/admin/knowledge-graph/import').send({
+      mode: 'pending', reason: 'from a file',
+      graph: { nodes: [{ id: 'a', name: 'Filed Alpha', type: 'concept' }, { id: 'b', name: 'Filed Beta', type: 'concept' }], edges: [{ source: 'a', target: 'b', predicate: 'uses' }] },
+    }).expect(200);
+    await t.dataSource.query(
+      `INSERT INTO kg_proposals (kind, signature, name, node_type, confidence, extractor, support_count)
+       VALUES ('node', 'agent idea|concept', 'Agent Idea', 'concept', 0.7, 'agent', 0)`,
+    );
+    const fromOutside = `SELECT count(*) FROM kg_proposals WHERE status = 'pending' AND extractor IN ('import', 'agent')`;
+    expect(await count(t, fromOutside)).toBe(4);
+    expect(await invariant('pending_proposals_supported')).toMatchObject({ count: 0 });
+    const done = await repair();
+    expect(done.repair.repaired).toMatchObject({ pending_proposals_supported: 0 });
+    expect(await count(t, fromOutside)).toBe(4);
+  });
+
   it('weighs co-mentions again, adds a missing one and removes one that shares no chunk', async () => {
     const edge = await one(`SELECT id::text AS id FROM kg_edges WHERE kind = 'co_mention' ORDER BY id LIMIT 1`);
     await t.dataSource.query('UPDATE kg_edges SET weight = weight + 5 WHERE id = $1', [edge]);
