@@ -32,7 +32,9 @@ export class PageImportService {
     const { actor } = origin;
     const started = Date.now();
     // Two files of one batch naming the same page would silently overwrite each other; the later one fails instead.
+    // So does a file whose path another file of the batch has (export would write both to one file).
     const pathBySlug = new Map<string, string>();
+    const paths = new Set<string>();
     // One query finds which of the batch's pages exist already (a file whose title cannot be read fails later, alone).
     const existing = await this.pages.findLiveMany(batch.flatMap((input) => {
       try {
@@ -42,7 +44,7 @@ export class PageImportService {
       }
     }));
     const results: ImportPageResult[] = [];
-    for (const input of batch) results.push(await this.importOne(input, actor, pathBySlug, existing));
+    for (const input of batch) results.push(await this.importOne(input, actor, pathBySlug, paths, existing));
     const counts = countByStatus(results);
     if (counts.created + counts.updated > 0) {
       await this.audit.record(actor, 'page.import', 'pages', { ...counts }, origin.ip);
@@ -64,7 +66,7 @@ export class PageImportService {
     return { pages, resolvedLinks: links.resolved, brokenLinks: links.broken, wantedPages: wanted.total, orphans: orphans.total };
   }
 
-  private async importOne(input: ImportPageDto, actor: Actor, pathBySlug: Map<string, string>, existing: Map<string, PageEntity>): Promise<ImportPageResult> {
+  private async importOne(input: ImportPageDto, actor: Actor, pathBySlug: Map<string, string>, paths: Set<string>, existing: Map<string, PageEntity>): Promise<ImportPageResult> {
     const { path } = input;
     let slug = '';
     try {
@@ -79,6 +81,12 @@ export class PageImportService {
       if (earlier !== undefined) {
         throw new DomainException(DomainErrorCode.SlugTaken, `"${earlier}" in the same batch is the same page "${slug}"; give one of them another title.`);
       }
+      // Compared as export compares them: macOS and Windows file systems make two names differing in case one file.
+      const pathKey = vaultPathKey(path);
+      if (paths.has(pathKey)) {
+        throw new DomainException(DomainErrorCode.InvalidInput, `Another file of this batch has the path "${path}" (letter case aside); a vault has one file at a path.`);
+      }
+      paths.add(pathKey);
       pathBySlug.set(slug, path);
 
       const message = importMessage(path);
@@ -145,6 +153,11 @@ function effectiveTitle(input: ImportPageDto): string {
     if (error instanceof FrontmatterError) throw new DomainException(DomainErrorCode.InvalidFrontmatter, error.message, { line: error.line });
     throw error;
   }
+}
+
+/** A vault path as export compares paths: NFC, lower case. */
+export function vaultPathKey(path: string): string {
+  return path.normalize('NFC').toLowerCase();
 }
 
 function importMessage(path: string): string {

@@ -129,10 +129,17 @@ export class PagesRepository {
     expected: { title: string; cluster: string | null },
     db: EntityManager | DataSource = this.dataSource,
   ): Promise<void> {
+    // The file at that path is this page now: another page that came from it (before the vault renamed its title)
+    // forgets the path, so that export writes it to `<cluster>/<title>.md` rather than over this one (found through
+    // migration 0035's index).
     await db.query(
-      `UPDATE pages SET vault_path = $2, vault_cluster = $3
-        WHERE id = $1 AND (vault_path, vault_cluster) IS DISTINCT FROM ($2, $3)
-          AND title = $4 AND cluster IS NOT DISTINCT FROM $5 AND deleted_at IS NULL`,
+      `WITH moved AS (
+         UPDATE pages SET vault_path = $2, vault_cluster = $3
+          WHERE id = $1 AND (vault_path, vault_cluster) IS DISTINCT FROM ($2, $3)
+            AND title = $4 AND cluster IS NOT DISTINCT FROM $5 AND deleted_at IS NULL
+         RETURNING id)
+       UPDATE pages SET vault_path = NULL, vault_cluster = NULL
+        WHERE vault_path IS NOT NULL AND lower(vault_path) = lower($2) AND id <> $1 AND EXISTS (SELECT 1 FROM moved)`,
       [id, vaultPath, vaultCluster, expected.title, expected.cluster],
     );
   }

@@ -98,6 +98,25 @@ describe('POST /api/import', () => {
     expect(await page('origin-one')).toMatchObject({ vaultPath: null, vaultCluster: null });
   });
 
+  it('keeps one page per vault file: a second file of a batch at the same path fails, and a later note at a path takes it over', async () => {
+    const page = async (slug: string) => (await t.http.get(`/api/pages/${slug}`).expect(200)).body as { vaultPath: string | null };
+    // Found by a hostile-input audit: both were created, and `kurate export` then refused to write either.
+    const batch = (await importBatch([
+      { path: 'Same/Note.md', title: 'Same Path One', body: 'one' },
+      { path: 'same/note.md', title: 'Same Path Two', body: 'two' },
+    ]).expect(200)).body.results as ImportResult[];
+    expect(batch.map((r) => r.status)).toEqual(['created', 'failed']);
+    expect(batch[1].error).toBe('Another file of this batch has the path "same/note.md" (letter case aside); a vault has one file at a path.');
+    await t.http.get('/api/pages/same-path-two').expect(404);
+    // The vault's note at that path now has another title (a new page): the old page forgets the path, and exports to
+    // `<cluster>/<title>.md`; nothing is lost.
+    await importBatch([{ path: 'Same/Note.md', title: 'Same Path Renamed', body: 'renamed in the vault' }]).expect(200);
+    expect(await page('same-path-renamed')).toMatchObject({ vaultPath: 'Same/Note.md' });
+    expect(await page('same-path-one')).toMatchObject({ vaultPath: null });
+    const paths: { vault_path: string }[] = await t.dataSource.query(`SELECT vault_path FROM pages WHERE lower(vault_path) = 'same/note.md'`);
+    expect(paths).toHaveLength(1);
+  });
+
   it('does not write a vault origin back onto a page renamed between the import saving it and recording where it lives', async () => {
     // The interleaving, step by step: the import has created the page; a web rename commits; then the import records
     // the page's origin, as it saved it. Before, it wrote the old vault path onto the renamed page (and export wrote
