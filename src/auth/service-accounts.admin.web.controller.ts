@@ -1,3 +1,4 @@
+import { noticeOf } from '../web/notices.js';
 import { Body, Controller, Get, Param, ParseUUIDPipe, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -41,7 +42,7 @@ export class ServiceAccountsAdminWebController {
 
   @Get()
   async list(@Query('notice') notice: unknown, @Origin() origin: RequestOrigin, @Res() res: Response) {
-    await this.render(res, 200, origin, { notice: typeof notice === 'string' ? (NOTICES[notice] ?? null) : null });
+    await this.render(res, 200, origin, { notice: noticeOf(NOTICES, notice) });
   }
 
   @Post()

@@ -1,3 +1,4 @@
+import { noticeOf } from '../web/notices.js';
 import { Body, Controller, Get, Param, ParseUUIDPipe, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -35,7 +36,7 @@ export class UsersAdminWebController {
 
   @Get()
   async list(@Query() query: UsersPageQueryDto, @Res() res: Response) {
-    await this.render(res, 200, query.page ?? 1, { notice: query.notice ? (NOTICES[query.notice] ?? null) : null });
+    await this.render(res, 200, query.page ?? 1, { notice: noticeOf(NOTICES, query.notice) });
   }
 
   @Post()

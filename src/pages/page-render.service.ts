@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Actor } from '../auth/actor.js';
+import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import { parseFrontmatter } from './markdown/frontmatter.js';
 import { parsePageSource } from './page-source.js';
 import type { RenderedMarkdown, ResolvedTarget } from './markdown/markdown-renderer.js';
@@ -14,6 +15,13 @@ import { MarkdownPool } from './markdown-pool.js';
 const CACHE_LIMIT = 500;
 
 /** Renders pages to safe HTML, resolving wikilinks against the Page Graph and transcluding embedded pages. */
+/**
+ * How much text a visitor who is not logged in may preview (with public reading on, anyone may try Markdown out).
+ * A logged-in user previews what they may save (a page, up to a megabyte). A visitor saves nothing, and a megabyte of
+ * hostile Markdown holds the render thread for seconds: three at once queued every render behind them for a minute.
+ */
+export const ANONYMOUS_PREVIEW_CHARS = 64_000;
+
 @Injectable()
 export class PageRenderService {
   // Rendered HTML by page version, the state of its outbound links and the versions of the pages it embeds (found
@@ -49,6 +57,12 @@ export class PageRenderService {
 
   /** Live preview of unsaved text: links resolve against the pages that exist now, files against those `viewer` may read. */
   async preview(body: string, viewer: Actor): Promise<RenderedMarkdown> {
+    if (viewer.userId === null && body.length > ANONYMOUS_PREVIEW_CHARS) {
+      throw new DomainException(
+        DomainErrorCode.PayloadTooLarge,
+        `A visitor who is not logged in may preview up to ${ANONYMOUS_PREVIEW_CHARS / 1000} KB of text (this is ${Math.ceil(body.length / 1000)} KB); log in to preview a whole page.`,
+      );
+    }
     const { body: markdown } = parsePageSource(body);
     const { linkKeys, fileTargets } = await this.markdown.references(markdown);
     const [targets, embedded, ownFiles] = await Promise.all([this.links.resolveKeys(linkKeys), this.transclusions.context('', markdown), this.files.resolve(fileTargets, viewer)]);

@@ -1,3 +1,4 @@
+import { noticeOf } from '../web/notices.js';
 import { httpStatusOf } from '../common/domain-exception.filter.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import type { TocEntry } from './markdown/markdown-renderer.js';
@@ -59,12 +60,13 @@ const NOTICES: Record<string, string> = {
 };
 
 export function noticeText(code: unknown, extra: { rewritten?: unknown } = {}): string | null {
-  if (typeof code !== 'string' || !(code in NOTICES)) return null;
+  const text = noticeOf(NOTICES, code);
+  if (text === null) return null;
   const rewritten = Number(extra.rewritten);
   if (code === 'renamed' && Number.isInteger(rewritten) && rewritten > 0) {
-    return `${NOTICES.renamed} Links were rewritten in ${rewritten} ${rewritten === 1 ? 'page' : 'pages'}.`;
+    return `${text} Links were rewritten in ${rewritten} ${rewritten === 1 ? 'page' : 'pages'}.`;
   }
-  return NOTICES[code];
+  return text;
 }
 
 export function pageHref(slug: string, suffix = ''): string {

@@ -1,3 +1,4 @@
+import { noticeOf as noticeFrom } from '../web/notices.js';
 import { Body, Controller, Get, HttpCode, HttpException, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -269,7 +270,7 @@ function noticeOf(value: unknown, facts: { cluster?: unknown; count?: unknown } 
   if (value === 'bulk' && typeof facts.count === 'string' && /^\d{1,4}$/.test(facts.count)) {
     return `Policy saved for ${facts.count === '1' ? '1 cluster' : `${facts.count} clusters`}; their pages were reconciled.`;
   }
-  const text = typeof value === 'string' ? (NOTICES[value] ?? null) : null;
+  const text = noticeFrom(NOTICES, value);
   return text && typeof facts.cluster === 'string' && facts.cluster.length <= 250 ? `${facts.cluster}: ${text}` : text;
 }
 

@@ -107,6 +107,9 @@ describe('user administration and the audit log', () => {
     const { agent, csrfToken } = await t.login(admin);
     const page = await agent.get('/admin/users').expect(200);
     expect(page.text).toContain('grace@example.test');
+    for (const path of ['/admin/users', '/admin/service-accounts', '/admin/kg-policy']) {
+      expect((await agent.get(`${path}?notice=__proto__`).expect(200)).text, path).not.toContain('[object Object]');
+    }
     const created = await agent.post('/admin/users').type('form')
       .send({ _csrf: csrfToken, email: 'Form@Example.test', displayName: 'Form User', password: 'a long password!', role: 'reader' }).expect(303);
     expect(created.headers.location).toBe('/admin/users?notice=created');

@@ -38,9 +38,17 @@ describe('roles on pages (KURATE_PUBLIC_READ on, the default)', () => {
     await t.http.post('/api/pages').send({ nonsense: true }).expect(401);
   });
 
-  it('lets anonymous visitors preview Markdown (no state changes, no cookie, no CSRF needed)', async () => {
+  it('lets anonymous visitors preview Markdown (no state changes, no cookie, no CSRF needed), up to 64 KB', async () => {
     const res = await t.http.post('/api/preview').send({ body: '**hi**' }).expect(200);
     expect(res.body.html).toContain('<strong>hi</strong>');
+    await t.http.post('/api/preview').send({ body: 'a '.repeat(32_000) }).expect(200);
+    // A megabyte of hostile Markdown held the render thread for seconds (a hostile-input audit): a visitor, who saves
+    // nothing, previews less than a page; a reader previews as much as an author may save.
+    const big = 'x'.repeat(64_001);
+    const refused = await t.http.post('/api/preview').send({ body: big }).expect(413);
+    expect(refused.body.message).toBe('A visitor who is not logged in may preview up to 64 KB of text (this is 65 KB); log in to preview a whole page.');
+    const reader = await t.as('reader');
+    await reader.post('/api/preview').send({ body: big }).expect(200);
   });
 });
 

@@ -228,6 +228,14 @@ describe('viewing a page', () => {
     const res = await web.get('/page/rich-page?notice=%3Cscript%3Ealert(1)%3C/script%3E');
     expect(res.status).toBe(200);
     expect(html(res)).not.toContain('alert(1)');
+    // Names every object has are no notice either (they once showed "[object Object]").
+    for (const code of ['__proto__', 'toString', 'constructor', 'hasOwnProperty']) {
+      for (const path of [`/page/rich-page?notice=${code}`, `/trash?notice=${code}`]) {
+        const page = await web.get(path);
+        expect(page.status, path).toBe(200);
+        expect(html(page), path).not.toMatch(/class="notice"|\[object Object\]|function /);
+      }
+    }
   });
 });
 
