@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
+import { toNumber } from '../common/dto-transforms.js';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { IsDateOrTime, readDateOrTime } from '../common/date-input.js';
 import type { AuditEntryEntity } from '../audit/audit-entry.entity.js';
@@ -30,7 +31,7 @@ export class AuditQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, default: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toNumber)
   @IsInt()
   @Min(1)
   @Max(100_000)
@@ -38,7 +39,7 @@ export class AuditQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toNumber)
   @IsInt()
   @Min(1)
   @Max(500)

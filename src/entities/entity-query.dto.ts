@@ -1,8 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
+import { toNumber } from '../common/dto-transforms.js';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
 export class EntityPageQueryDto {
   @ApiPropertyOptional({ minimum: 1, default: 1, description: 'Which page of the list of pages that mention the entity.' })
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100000) page?: number;
+  @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(100000) page?: number;
 }

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
+import { toNumber } from '../common/dto-transforms.js';
 import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 
@@ -17,8 +18,8 @@ export class SearchQueryDto {
   @OptionalText('Words or a question (any word may match); "quoted phrases" group words and -word excludes.', 500)
   q?: string;
 
-  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) page?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) perPage?: number;
+  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(1000) page?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(100) perPage?: number;
 
   @OptionalFlag(
     'explain',
@@ -43,7 +44,7 @@ export class SearchSuggestQueryDto {
   @OptionalText('What the reader has typed so far.', 200)
   q?: string;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 20, default: 8 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(20) limit?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 20, default: 8 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(20) limit?: number;
 }
 
 

@@ -108,6 +108,12 @@ describe('pages REST API', () => {
     });
 
     it('answers a stale save with 409, the other text and yours, and loses nothing', async () => {
+      // A base version is a number (or a form's digits): true is not version 1, nor [1] (they once were).
+      for (const baseVersion of [true, [1], '1.0x', '', { v: 1 }]) {
+        const refused = await author.put('/api/pages/versioned').send({ body: 'typed wrong', baseVersion }).expect(400);
+        expect(refused.body.message, JSON.stringify(baseVersion)).toMatch(/baseVersion must be an integer/);
+      }
+      await t.http.get('/api/search').query({ q: 'x', page: ['2', '3'] }).expect(400);
       const stale = await author.put('/api/pages/versioned').send({ body: 'my edit', baseVersion: 1 }).expect(409);
       expect(stale.body).toMatchObject({ code: 'version_conflict', currentVersion: 2, currentBody: 'two', yourBody: 'my edit', baseVersion: 1 });
       expect((await t.http.get('/api/pages/versioned')).body.body).toBe('two');

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
+import { toNumber } from '../../common/dto-transforms.js';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import { baseNameOf, embedSnippetOf, fileUrlOf, MAX_ATTACHMENT_PATH_LENGTH } from '../attachment-paths.js';
 import type { AttachmentRow, ListedAttachment, ReferencingPage } from '../attachments.repository.js';
@@ -31,8 +32,8 @@ export class UploadAttachmentBody extends UploadAttachmentDto {
 }
 
 export class AttachmentsQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100000) page?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 100 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) perPage?: number;
+  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(100000) page?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 100 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(500) perPage?: number;
 }
 
 export class AttachmentResponse {

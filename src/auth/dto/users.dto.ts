@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
+import { toNumber } from '../../common/dto-transforms.js';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { ROLES, type Role } from '../actor.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../password-hasher.js';
@@ -50,7 +51,7 @@ export class ResetPasswordDto {
 export class ListUsersQueryDto {
   @ApiPropertyOptional({ minimum: 1, default: 1 })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toNumber)
   @IsInt()
   @Min(1)
   @Max(100_000)
@@ -58,7 +59,7 @@ export class ListUsersQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 100 })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toNumber)
   @IsInt()
   @Min(1)
   @Max(500)

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-import { toBoolean } from '../../common/dto-transforms.js';
+import { toBoolean, toNumber } from '../../common/dto-transforms.js';
 
 const trimmed = ({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value);
 
@@ -38,7 +38,7 @@ export class ExtractRequestDto {
 export class FailuresQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toNumber)
   @IsInt({ message: 'limit must be a whole number' })
   @Min(1)
   @Max(1000)

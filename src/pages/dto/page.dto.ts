@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import { MAX_VERSION } from '../version.pipe.js';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, MaxLength, Min, Max, MinLength } from 'class-validator';
-import { toBoolean } from '../../common/dto-transforms.js';
+import { toBoolean, toNumber } from '../../common/dto-transforms.js';
 
 export const MAX_TITLE_LENGTH = 300;
 export const MAX_MESSAGE_LENGTH = 500;
@@ -36,7 +36,7 @@ export class UpdatePageDto {
   body: string;
 
   @ApiProperty({ description: 'The version this edit started from. A save against an older version is refused with 409.', minimum: 1 })
-  @Type(() => Number)
+  @Transform(toNumber)
   @IsInt()
   @Min(1)
   @Max(MAX_VERSION)
@@ -66,23 +66,23 @@ export class RenamePageDto {
 export class ListPagesQueryDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(200) cluster?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(200) tag?: string;
-  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100000) page?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) perPage?: number;
+  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(100000) page?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(500) perPage?: number;
   @ApiPropertyOptional({ enum: ['title', 'updated'], default: 'title' }) @IsOptional() @IsIn(['title', 'updated']) sort?: 'title' | 'updated';
 }
 
 export class DiffQueryDto {
-  @ApiProperty({ minimum: 1 }) @Type(() => Number) @IsInt() @Min(1) @Max(MAX_VERSION) from: number;
-  @ApiProperty({ minimum: 1 }) @Type(() => Number) @IsInt() @Min(1) @Max(MAX_VERSION) to: number;
+  @ApiProperty({ minimum: 1 }) @Transform(toNumber) @IsInt() @Min(1) @Max(MAX_VERSION) from: number;
+  @ApiProperty({ minimum: 1 }) @Transform(toNumber) @IsInt() @Min(1) @Max(MAX_VERSION) to: number;
 }
 
 export class GraphQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 2, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(2) hops?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 2, default: 1 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(2) hops?: number;
 }
 
 export class PagingQueryDto {
-  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100000) page?: number;
-  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) perPage?: number;
+  @ApiPropertyOptional({ minimum: 1, default: 1 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(100000) page?: number;
+  @ApiPropertyOptional({ minimum: 1, maximum: 500, default: 50 }) @IsOptional() @Transform(toNumber) @IsInt() @Min(1) @Max(500) perPage?: number;
 }
 
 export class PreviewDto {

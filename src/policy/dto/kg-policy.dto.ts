@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { POLICY_ACTIONS, type PolicyAction } from '../kg-cluster-policy.entity.js';
-import { toBoolean } from '../../common/dto-transforms.js';
+import { toBoolean, toNumber } from '../../common/dto-transforms.js';
 
 export const MAX_REASON_LENGTH = 1000;
 export const ESTIMATE_ACTIONS = ['include', 'exclude', 'clear'] as const;
@@ -113,7 +113,7 @@ export class AuditQueryDto {
 
   @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 50 })
   @IsOptional()
-  @Type(() => Number)
+  @Transform(toNumber)
   @IsInt({ message: 'limit must be a whole number' })
   @Min(1)
   @Max(1000)
