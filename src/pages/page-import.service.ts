@@ -156,7 +156,7 @@ function effectiveTitle(input: ImportPageDto): string {
 }
 
 /** A vault path as export compares paths: NFC, lower case. */
-export function vaultPathKey(path: string): string {
+function vaultPathKey(path: string): string {
   return path.normalize('NFC').toLowerCase();
 }
 
