@@ -14,7 +14,6 @@ import { MarkdownPool } from './markdown-pool.js';
 
 const CACHE_LIMIT = 500;
 
-/** Renders pages to safe HTML, resolving wikilinks against the Page Graph and transcluding embedded pages. */
 /**
  * How much text a visitor who is not logged in may preview (with public reading on, anyone may try Markdown out).
  * A logged-in user previews what they may save (a page, up to a megabyte). A visitor saves nothing, and a megabyte of
@@ -22,6 +21,7 @@ const CACHE_LIMIT = 500;
  */
 export const ANONYMOUS_PREVIEW_CHARS = 64_000;
 
+/** Renders pages to safe HTML, resolving wikilinks against the Page Graph and transcluding embedded pages. */
 @Injectable()
 export class PageRenderService {
   // Rendered HTML by page version, the state of its outbound links and the versions of the pages it embeds (found
