@@ -1,4 +1,3 @@
-import { FILE_SOURCE, type SourceWithoutPages } from '../kg/proposal-sources.js';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '../audit/audit.service.js';
 import type { RequestOrigin } from '../auth/users.service.js';
@@ -14,6 +13,7 @@ import { ReviewWritesRepository } from '../admin/review-writes.repository.js';
 import { lockNameVariants } from '../kg/variant-locks.js';
 import { edgeSignature, nodeSignature } from '../admin/review-signature.js';
 import { isEntityType, isPredicate, REVIEW_PREDICATES, REVIEW_TYPES, vocabularyKey } from '../admin/review-vocabulary.js';
+import { FILE_SOURCE, type SourceWithoutPages } from '../kg/proposal-sources.js';
 
 export const EXPORT_FORMAT = 'kurate.knowledge-graph';
 export const EXPORT_VERSION = 1;

@@ -1,4 +1,3 @@
-import { AGENT_SOURCE } from '../kg/proposal-sources.js';
 import { Injectable } from '@nestjs/common';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -14,13 +13,14 @@ import { PageGraphService } from '../pages/page-graph.service.js';
 import { PagesService } from '../pages/pages.service.js';
 import { PolicyImpactService } from '../policy/policy-impact.service.js';
 import { PolicyService } from '../policy/policy.service.js';
+// kg_proposals.extractor of what an agent proposed: the queue shows it, and no agent may approve it.
+import { AGENT_SOURCE } from '../kg/proposal-sources.js';
 import { AgentReadsRepository } from './agent-reads.repository.js';
 import { nextCursor, pageOf, pagingInput, pagingOutput, readCursor } from './mcp-cursor.js';
 import { entityIdInput, fullOf, nodeSchema, pageFull, slugInput, WikiUrls } from './mcp-schemas.js';
 import { defineTool, invalidArgument, type ToolCallListener } from './mcp-tool.js';
 
 export const ADMIN_SERVER_NAME = 'kurate-admin';
-/** kg_proposals.extractor of what an agent proposed: the queue shows it, and no agent may approve it. */
 const MAX_REVIEW_IDS = 100;
 
 const proposalSummary = z.object({
