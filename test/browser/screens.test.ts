@@ -158,7 +158,9 @@ describe.skipIf(!HAS_CHROMIUM)('admin and author screens in a real browser', () 
 
       const url = page.url();
       await page.keyboard.press('a');
-      await page.waitForURL((u) => u.toString() !== url && /done=\d+/.test(u.toString()));
+      // The queue answers with a redirect; the checks below wait for the DOM themselves. Waiting for the page's "load"
+      // as well (every script and image) once outlasted 20 s on a CI machine at load 14, after the page was there.
+      await page.waitForURL((u) => u.toString() !== url && /done=\d+/.test(u.toString()), { waitUntil: 'domcontentloaded' });
       await expect.poll(current).toBe(proposals[3]);
       expect(Math.abs((await top()) - before), JSON.stringify({ before, after: await top(), scrollBefore, scrollAfter: await page.evaluate(() => window.scrollY) })).toBeLessThanOrEqual(2);
       expect(await page.evaluate(() => document.activeElement?.getAttribute('data-proposal'))).toBe(proposals[3]);
@@ -170,7 +172,7 @@ describe.skipIf(!HAS_CHROMIUM)('admin and author screens in a real browser', () 
       await page.keyboard.type('not an entity');
       const url2 = page.url();
       await page.keyboard.press('Enter');
-      await page.waitForURL((u) => u.toString() !== url2);
+      await page.waitForURL((u) => u.toString() !== url2, { waitUntil: 'domcontentloaded' });
       await expect.poll(current).toBe(proposals[4]);
       expect(Math.abs((await top()) - afterApprove)).toBeLessThanOrEqual(2);
       expect(await page.evaluate(() => document.activeElement?.getAttribute('data-proposal'))).toBe(proposals[4]);
