@@ -522,8 +522,7 @@ export class SearchService implements OnApplicationBootstrap {
    */
   private async pagesAllowed(ids: string[], excluded: string, filters: SearchFilters, namesLive: boolean): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
-    const unfiltered = !filters.cluster && !filters.tag && !filters.type;
-    const passing = namesLive && unfiltered ? new Set(ids) : await this.repository.pagesMatching(ids, filters);
+    const passing = namesLive && !hasFilters(filters) ? new Set(ids) : await this.repository.pagesMatching(ids, filters);
     const unwanted = await this.repository.pagesWithWords(ids, excluded);
     return new Set(ids.filter((id) => passing.has(id) && !unwanted.has(id)));
   }
