@@ -56,6 +56,9 @@ describe.runIf(ON_POSTGRES)('job leases on PostgreSQL', () => {
     phase.hang = false;
     await waitFor('the retry to complete', async () => (await jobs())[0]?.state === 'completed', 30_000);
     expect((await jobs())[0].retry_count).toBe(1);
+    // The lease goes last, after the job is marked completed (JobWorker.launch); the worker counts the job as running
+    // until then.
+    await waitFor('the worker to finish with the job', () => worker.runningCount('kg-extract-page') === 0, 10_000);
     expect(await leases()).toBe(0);
   }, 60_000);
 
