@@ -77,11 +77,29 @@ export class PageLinksRepository {
    * it linked to before and links to now (their backlinks may have changed).
    */
   async replaceOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<string[]> {
-    const before = returnedRows<{ id: string | null }>(
-      await db.query('DELETE FROM page_links WHERE from_page_id = $1 RETURNING resolved_page_id AS id', [pageId]),
+    // One statement, and only the links that changed are written: most saves keep a page's links as they were, and
+    // deleting and inserting them all left a dead row and new index entries per link on every save. The links gone
+    // and the links kept have different keys, so the DELETE and the upsert never touch the same row; `before` reads
+    // the links as they were when the statement began.
+    const rows: { id: string | null }[] = await db.query(
+      `WITH wanted AS (
+              SELECT l.kind, l.target, l.key, l.heading, l.position::int AS position, ${RESOLVE_KEY('l.key')} AS resolved
+                FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(kind, target, key, heading, position)),
+            before AS (SELECT resolved_page_id FROM page_links WHERE from_page_id = $1),
+            -- Data-modifying CTEs run to completion whether or not the query reads them.
+            gone AS (DELETE FROM page_links WHERE from_page_id = $1 AND target_key <> ALL ($4::text[])),
+            kept AS (
+              INSERT INTO page_links AS pl (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
+              SELECT $1, w.kind, w.target, w.key, w.heading, w.position, w.resolved FROM wanted w
+              ON CONFLICT (from_page_id, target_key) DO UPDATE
+                 SET kind = excluded.kind, target = excluded.target, heading = excluded.heading, position = excluded.position,
+                     resolved_page_id = excluded.resolved_page_id
+               WHERE (pl.kind, pl.target, pl.heading, pl.position, pl.resolved_page_id)
+                     IS DISTINCT FROM (excluded.kind, excluded.target, excluded.heading, excluded.position, excluded.resolved_page_id))
+       SELECT b.resolved_page_id AS id FROM before b UNION SELECT w.resolved FROM wanted w`,
+      [pageId, links.map((l) => l.kind), links.map((l) => l.target), links.map((l) => l.targetKey), links.map((l) => l.heading)],
     );
-    const after = await this.insertOutbound(pageId, links, db);
-    return [...new Set([...before.flatMap((r) => (r.id ? [r.id] : [])), ...after])];
+    return [...new Set(rows.flatMap((r) => (r.id ? [r.id] : [])))];
   }
 
   /** A new page's outbound links (it has none yet). Returns the pages they resolved to. */

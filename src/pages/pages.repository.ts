@@ -51,6 +51,8 @@ const SEARCH_VECTOR = searchVector('$2', '$7', '$8', '$14');
 /** All SQL over pages, their revisions and redirects. Write methods take the transaction's manager. */
 @Injectable()
 export class PagesRepository {
+  private selectList: string | null = null;
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
@@ -102,20 +104,35 @@ export class PagesRepository {
   }
 
   /** Writes a new version only if the page is still at `baseVersion`; returns false when someone saved first. */
-  async updateIfVersion(id: string, baseVersion: number, page: PageWrite, actor: string, db: EntityManager): Promise<boolean> {
+  /**
+   * Writes a page's new version if it still has `baseVersion` and is not in the trash; answers the page as written
+   * (the UPDATE returns it, so a save need not read it back), or null when the row did not match.
+   */
+  async updateIfVersion(id: string, baseVersion: number, page: PageWrite, actor: string, db: EntityManager): Promise<PageEntity | null> {
     // For UPDATE, TypeORM's query() answers [rows, affectedCount].
-    const [, affected]: [unknown[], number] = await db.query(
+    const [rows]: [Record<string, unknown>[], number] = await db.query(
       `UPDATE pages SET slug = $1, title = $2, body = $3, frontmatter = $4, cluster = $5, clusters = $6, tags = $7,
               aliases = $8, page_type = $9, is_system = $10, link_keys = $11, content_hash = $12, updated_by = $13,
               search = ${SEARCH_VECTOR}, version = version + 1, updated_at = now(),
               -- Renamed, or moved to another cluster: the vault's path and cluster line no longer say where it is.
               vault_path = CASE WHEN title = $2 AND cluster IS NOT DISTINCT FROM $5 THEN vault_path END,
               vault_cluster = CASE WHEN title = $2 AND cluster IS NOT DISTINCT FROM $5 THEN vault_cluster END
-        WHERE id = $15 AND version = $16 AND deleted_at IS NULL`,
+        WHERE id = $15 AND version = $16 AND deleted_at IS NULL
+       RETURNING ${this.pageColumns()}`,
       [page.slug, page.title, page.body, page.frontmatter, page.cluster, page.clusters, page.tags, page.aliases,
         page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, id, baseVersion],
     );
-    return affected === 1;
+    return rows.length === 1 ? db.create(PageEntity, rows[0]) : null;
+  }
+
+  /** The columns TypeORM reads of a page, as a select list naming each by its property (for RETURNING). */
+  private pageColumns(): string {
+    this.selectList ??= this.dataSource
+      .getMetadata(PageEntity)
+      .columns.filter((column) => column.isSelect)
+      .map((column) => `${column.databaseName} AS "${column.propertyName}"`)
+      .join(', ');
+    return this.selectList;
   }
 
   /**

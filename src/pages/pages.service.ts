@@ -141,8 +141,10 @@ export class PagesService {
       const version = input.baseVersion + 1;
       await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
       for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
-      for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
-      return { page: await this.saved(current.id, 'updated', tx, touched, { write, analysis }), changed: true };
+      // With the same title and names, every link to one of them resolves as it did: nothing to resolve again.
+      if (!sameNames) for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
+      // Nothing since the UPDATE wrote this page's row: the row it returned is the page as saved.
+      return { page: await this.saved(saved, 'updated', tx, touched, { write, analysis }), changed: true };
     }, sameNames ? () => [...touched] : undefined);
   }
 
@@ -360,8 +362,9 @@ export class PagesService {
    * `parsed`: what this save has read from the source already (its Markdown, links, embeds and files), so that
    * nothing after it parses the page again.
    */
-  private async saved(pageId: string, change: PageChange, tx: EntityManager, touched?: Set<string>, parsed?: { write: PageWrite; analysis: SaveAnalysis }): Promise<PageEntity> {
-    const page = (await this.pages.findById(pageId, tx))!;
+  /** After a page write (`written`: the page as written, or its id to read it back): transclusions and save hooks. */
+  private async saved(written: PageEntity | string, change: PageChange, tx: EntityManager, touched?: Set<string>, parsed?: { write: PageWrite; analysis: SaveAnalysis }): Promise<PageEntity> {
+    const page = typeof written === 'string' ? (await this.pages.findById(written, tx))! : written;
     // Its links are in place: the transcluded text of this page and of the pages embedding it follows (and their
     // renderings: they are among the pages this write changed for readers).
     const own = parsed && { markdown: parsed.write.markdown, embedKeys: parsed.analysis.embedKeys };

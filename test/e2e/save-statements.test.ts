@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Agent } from 'supertest';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/**
+ * What a save costs in statements and in rows rewritten (issue 18 part 5: a save's round trips each wait for a core
+ * under load, and rows deleted and inserted again leave dead rows and index entries behind). An edit that keeps the
+ * page's names neither reads the page back nor resolves links to it again, and a link that did not change is not
+ * written again; one that changes its names still resolves every link to them.
+ */
+describe('pages: what a save writes', () => {
+  let t: TestApp;
+  let author: Agent;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    author = await t.as('author');
+  });
+  afterAll(() => t?.close());
+
+  /** Every statement the app sends while `work` runs (all go through a query runner: pool, transactions, TypeORM finds). */
+  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
+    const runner = t.dataSource.createQueryRunner();
+    const query = vi.spyOn(Object.getPrototypeOf(runner), 'query');
+    await runner.release();
+    try {
+      await work();
+      return query.mock.calls.map(([sql]) => String(sql).replace(/\s+/g, ' ').trim());
+    } finally {
+      query.mockRestore();
+    }
+  }
+
+  const linkRows = async (slug: string) =>
+    (await t.dataSource.query(
+      `SELECT l.id::text AS id, l.target_key AS key, l.position, r.slug AS resolved FROM page_links l JOIN pages p ON p.id = l.from_page_id
+         LEFT JOIN pages r ON r.id = l.resolved_page_id WHERE p.slug = $1 ORDER BY l.position`,
+      [slug],
+    )) as { id: string; key: string; position: number; resolved: string | null }[];
+
+  it('writes only the links that changed, and neither reads the page back nor resolves links to it again', async () => {
+    await author.post('/api/pages').send({ title: 'Tide Tables', body: 'High water.' }).expect(201);
+    await author.post('/api/pages').send({ title: 'Moon Phases', body: 'Full and new.' }).expect(201);
+    const created = await author.post('/api/pages').send({ title: 'Harbour Log', body: 'See [[Tide Tables]], [[Moon Phases]] and [[Pilot Boats]].' }).expect(201);
+    const before = await linkRows('harbour-log');
+    expect(before.map((l) => [l.key, l.resolved])).toEqual([['tide-tables', 'tide-tables'], ['moon-phases', 'moon-phases'], ['pilot-boats', null]]);
+
+    // Words change, links stay: no link row is written again.
+    let version = created.body.version as number;
+    const sent = await statementsOf(async () => {
+      const saved = await author.put('/api/pages/harbour-log').send({ body: 'Low water. See [[Tide Tables]], [[Moon Phases]] and [[Pilot Boats]].', baseVersion: version }).expect(200);
+      version = saved.body.version;
+    });
+    expect(await linkRows('harbour-log')).toEqual(before);
+    const pageReads = sent.filter((s) => /^SELECT .*FROM "pages" "PageEntity"/.test(s));
+    // The page is read once, before the save (its version and names); the UPDATE returns it as written.
+    expect(pageReads, sent.join('\n')).toHaveLength(1);
+    expect(sent.some((s) => s.startsWith('UPDATE page_links SET resolved_page_id')), sent.join('\n')).toBe(false);
+    expect(sent.filter((s) => s.includes('page_links') && /^(DELETE|INSERT|WITH)/.test(s)), sent.join('\n')).toHaveLength(1);
+
+    // One link goes, one moves, one comes: the kept ones keep their rows.
+    await author.put('/api/pages/harbour-log').send({ body: 'See [[Pilot Boats]], [[Tide Tables]] and [[Lighthouses]].', baseVersion: version }).expect(200);
+    const after = await linkRows('harbour-log');
+    expect(after.map((l) => [l.key, l.position, l.resolved])).toEqual([['pilot-boats', 1, null], ['tide-tables', 2, 'tide-tables'], ['lighthouses', 3, null]]);
+    expect(after.find((l) => l.key === 'tide-tables')!.id).toBe(before.find((l) => l.key === 'tide-tables')!.id);
+    expect(after.find((l) => l.key === 'pilot-boats')!.id).toBe(before.find((l) => l.key === 'pilot-boats')!.id);
+    // Backlinks follow: Moon Phases lost its link, Tide Tables kept it.
+    expect((await t.http.get('/api/pages/moon-phases/backlinks').expect(200)).body.items).toEqual([]);
+    expect((await t.http.get('/api/pages/tide-tables/backlinks').expect(200)).body.items.map((b: { slug: string }) => b.slug)).toEqual(['harbour-log']);
+  });
+
+  it('still resolves links again when an edit changes the page’s names (a title or an alias in its frontmatter)', async () => {
+    await author.post('/api/pages').send({ title: 'Signal Flags', body: 'About [[Semaphore]] and [[Flag Codes]].' }).expect(201);
+    const target = await author.post('/api/pages').send({ title: 'Semaphore Towers', body: 'Arms on a mast.' }).expect(201);
+    expect((await linkRows('signal-flags')).map((l) => l.resolved)).toEqual([null, null]);
+
+    await author.put('/api/pages/semaphore-towers').send({ body: '---\naliases: [Semaphore, Flag Codes]\n---\nArms on a mast.', baseVersion: target.body.version }).expect(200);
+    expect((await linkRows('signal-flags')).map((l) => l.resolved)).toEqual(['semaphore-towers', 'semaphore-towers']);
+
+    // The alias goes again: the link by it is broken again, the other stays.
+    await author.put('/api/pages/semaphore-towers').send({ body: '---\naliases: [Semaphore]\n---\nArms on a mast.', baseVersion: target.body.version + 1 }).expect(200);
+    expect((await linkRows('signal-flags')).map((l) => l.resolved)).toEqual(['semaphore-towers', null]);
+  });
+});
