@@ -91,11 +91,13 @@ export class PageLinksRepository {
             kept AS (
               INSERT INTO page_links AS pl (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
               SELECT $1, w.kind, w.target, w.key, w.heading, w.position, w.resolved FROM wanted w
+               -- A link as it was is left out here rather than by the DO UPDATE's WHERE, which locks (writes) the row first.
+               WHERE NOT EXISTS (
+                 SELECT 1 FROM page_links o WHERE o.from_page_id = $1 AND o.target_key = w.key
+                    AND (o.kind, o.target, o.heading, o.position, o.resolved_page_id) IS NOT DISTINCT FROM (w.kind, w.target, w.heading, w.position, w.resolved))
               ON CONFLICT (from_page_id, target_key) DO UPDATE
                  SET kind = excluded.kind, target = excluded.target, heading = excluded.heading, position = excluded.position,
-                     resolved_page_id = excluded.resolved_page_id
-               WHERE (pl.kind, pl.target, pl.heading, pl.position, pl.resolved_page_id)
-                     IS DISTINCT FROM (excluded.kind, excluded.target, excluded.heading, excluded.position, excluded.resolved_page_id))
+                     resolved_page_id = excluded.resolved_page_id)
        SELECT b.resolved_page_id AS id FROM before b UNION SELECT w.resolved FROM wanted w`,
       [pageId, links.map((l) => l.kind), links.map((l) => l.target), links.map((l) => l.targetKey), links.map((l) => l.heading)],
     );

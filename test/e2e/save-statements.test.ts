@@ -52,6 +52,8 @@ describe('pages: what a save writes', () => {
       version = saved.body.version;
     });
     expect(await linkRows('harbour-log')).toEqual(before);
+    // Not even locked: an upsert whose DO UPDATE skips a row still writes a lock into it (xmax).
+    expect((await t.dataSource.query(`SELECT l.xmax::text AS xmax FROM page_links l JOIN pages p ON p.id = l.from_page_id WHERE p.slug = 'harbour-log'`)).map((r: { xmax: string }) => r.xmax)).toEqual(['0', '0', '0']);
     const pageReads = sent.filter((s) => /^SELECT .*FROM "pages" "PageEntity"/.test(s));
     // The page is read once, before the save (its version and names); the UPDATE returns it as written.
     expect(pageReads, sent.join('\n')).toHaveLength(1);
