@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared-query.js';
 
 export interface AttachmentRow {
   id: string;
@@ -166,10 +167,11 @@ export class AttachmentsRepository {
    */
   async replaceRefs(pageId: string, refs: Omit<FileRef, 'addedVersion'>[], version: number, db: EntityManager): Promise<void> {
     if (refs.length === 0) {
-      await db.query('DELETE FROM page_file_refs WHERE page_id = $1', [pageId]);
+      await preparedQuery(db, 'DELETE FROM page_file_refs WHERE page_id = $1', [pageId]);
       return;
     }
-    await db.query(
+    await preparedQuery(
+      db,
       `WITH gone AS (DELETE FROM page_file_refs WHERE page_id = $1 AND NOT (target = ANY($2::text[])))
        INSERT INTO page_file_refs AS r (page_id, target, name_key, attachment_id, added_version)
        SELECT $1, n.target, n.name_key, n.attachment_id, $5

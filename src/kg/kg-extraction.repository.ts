@@ -673,12 +673,13 @@ export class KgExtractionRepository {
 
   /** A save that changed nothing extraction reads (e.g. only tags): the record is still current for the new version. */
   async touchExtractionRecord(pageId: string, pageContentHash: string, tx: EntityManager): Promise<void> {
-    await tx.query('UPDATE kg_page_extractions SET page_content_hash = $2 WHERE page_id = $1 AND page_content_hash <> $2', [pageId, pageContentHash]);
+    await preparedQuery(tx, 'UPDATE kg_page_extractions SET page_content_hash = $2 WHERE page_id = $1 AND page_content_hash <> $2', [pageId, pageContentHash]);
   }
 
   /** What the save hook needs to decide: the page's extraction record, and whether it has any chunk. */
   async extractionState(pageId: string, tx: EntityManager): Promise<{ record: PageExtractionRecord | null; hasChunks: boolean }> {
-    const rows: (PageExtractionRecord & { hasChunks: boolean; present: boolean })[] = await tx.query(
+    const rows: (PageExtractionRecord & { hasChunks: boolean; present: boolean })[] = await preparedQuery(
+      tx,
       `SELECT r.page_id IS NOT NULL AS present, r.source_hash AS "sourceHash", r.page_content_hash AS "pageContentHash",
               r.context_hash AS "contextHash", r.chunk_count AS "chunkCount", r.extractor, r.model, r.embedding_model AS "embeddingModel",
               EXISTS (SELECT 1 FROM kg_content_chunks c WHERE c.page_id = $1) AS "hasChunks"

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { lockKeysSql } from '../db/advisory-locks.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import { returnedRows } from '../db/sql-rows.js';
 import type { BodyLink, LinkKind } from './markdown/wikilinks.js';
 import type { Announcement } from './page-change-feed.js';
@@ -65,7 +66,8 @@ export class PageLinksRepository {
    */
   async lockKeys(keys: string[], db: EntityManager, announce: Announcement | null = null): Promise<void> {
     if (keys.length === 0 && announce === null) return;
-    await db.query(
+    await preparedQuery(
+      db,
       `SELECT ${lockKeysSql(LINK_KEY_LOCKS, '$1::text[]')} AS locked,
               CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, json_build_object('by', $3::text)::text) END AS notified`,
       [keys, announce?.channel ?? null, announce?.sender ?? null],
@@ -80,14 +82,17 @@ export class PageLinksRepository {
     // One statement, and only the links that changed are written: most saves keep a page's links as they were, and
     // deleting and inserting them all left a dead row and new index entries per link on every save. The links gone
     // and the links kept have different keys, so the DELETE and the upsert never touch the same row; `before` reads
-    // the links as they were when the statement began.
-    const rows: { id: string | null }[] = await db.query(
+    // the links as they were when the statement began. The arrays sit behind scalar subqueries, so that PostgreSQL
+    // keeps one generic plan for every save (src/db/prepared-query.ts).
+    const rows: { id: string | null }[] = await preparedQuery(
+      db,
       `WITH wanted AS (
               SELECT l.kind, l.target, l.key, l.heading, l.position::int AS position, ${RESOLVE_KEY('l.key')} AS resolved
-                FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(kind, target, key, heading, position)),
+                FROM unnest((SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]), (SELECT $5::text[]))
+                     WITH ORDINALITY AS l(kind, target, key, heading, position)),
             before AS (SELECT resolved_page_id FROM page_links WHERE from_page_id = $1),
             -- Data-modifying CTEs run to completion whether or not the query reads them.
-            gone AS (DELETE FROM page_links WHERE from_page_id = $1 AND target_key <> ALL ($4::text[])),
+            gone AS (DELETE FROM page_links WHERE from_page_id = $1 AND target_key <> ALL ((SELECT $4::text[])::text[])),
             kept AS (
               INSERT INTO page_links AS pl (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
               SELECT $1, w.kind, w.target, w.key, w.heading, w.position, w.resolved FROM wanted w
@@ -107,7 +112,8 @@ export class PageLinksRepository {
   /** A new page's outbound links (it has none yet). Returns the pages they resolved to. */
   async insertOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<string[]> {
     if (links.length === 0) return [];
-    const rows: { id: string | null }[] = await db.query(
+    const rows: { id: string | null }[] = await preparedQuery(
+      db,
       `INSERT INTO page_links (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
        SELECT $1, l.kind, l.target, l.key, l.heading, l.position, ${RESOLVE_KEY('l.key')}
          FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(kind, target, key, heading, position)
@@ -122,7 +128,8 @@ export class PageLinksRepository {
    * transaction commits), or naming none (anything may have changed) when they would not fit in one notification.
    */
   async announcePages(pageIds: string[], db: EntityManager, announce: Announcement | null): Promise<string[]> {
-    const [row]: { slugs: string[] }[] = await db.query(
+    const [row]: { slugs: string[] }[] = await preparedQuery(
+      db,
       `WITH s AS (SELECT coalesce(json_agg(DISTINCT p.slug), '[]'::json) AS slugs FROM pages p WHERE p.id = ANY ($1::uuid[])),
             named AS (SELECT s.slugs, json_build_object('by', $3::text, 'pages', s.slugs)::text AS payload FROM s)
        SELECT n.slugs,
@@ -140,7 +147,8 @@ export class PageLinksRepository {
    */
   async reresolve(pageId: string, keys: string[], db: EntityManager): Promise<string[]> {
     // Only the links whose target changes are written; the pages they are on are returned (their rendering changed).
-    const rows = returnedRows<{ id: string }>(await db.query(
+    const rows = returnedRows<{ id: string }>(await preparedQuery(
+      db,
       `UPDATE page_links SET resolved_page_id = ${RESOLVE_KEY('target_key')}
         WHERE (resolved_page_id = $1 OR target_key = ANY($2::text[]))
           AND resolved_page_id IS DISTINCT FROM ${RESOLVE_KEY('target_key')}

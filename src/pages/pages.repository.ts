@@ -4,6 +4,7 @@ import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
 import { PageRedirectEntity } from './page-redirect.entity.js';
 import { PageRevisionEntity } from './page-revision.entity.js';
 import { PageEntity } from './page.entity.js';
+import { preparedQuery } from '../db/prepared-query.js';
 
 /** The columns a save writes; the repository derives the search vector from them. */
 export interface PageWrite {
@@ -60,15 +61,21 @@ export class PagesRepository {
   }
 
   findLiveBySlug(slug: string, db: EntityManager = this.dataSource.manager): Promise<PageEntity | null> {
-    return db.findOne(PageEntity, { where: { slug, deletedAt: IsNull() } });
+    return this.onePage('slug = $1 AND deleted_at IS NULL', slug, db);
   }
 
   findBySlug(slug: string, db: EntityManager = this.dataSource.manager): Promise<PageEntity | null> {
-    return db.findOne(PageEntity, { where: { slug } });
+    return this.onePage('slug = $1', slug, db);
   }
 
   findById(id: string, db: EntityManager = this.dataSource.manager): Promise<PageEntity | null> {
-    return db.findOne(PageEntity, { where: { id } });
+    return this.onePage('id = $1', id, db);
+  }
+
+  /** The page that `condition` (on its one parameter) selects, as TypeORM reads it; a prepared statement (every save reads its page). */
+  private async onePage(condition: 'slug = $1' | 'slug = $1 AND deleted_at IS NULL' | 'id = $1', value: string, db: EntityManager): Promise<PageEntity | null> {
+    const rows: Record<string, unknown>[] = await preparedQuery(db, `SELECT ${this.pageColumns()} FROM pages WHERE ${condition} LIMIT 1`, [value]);
+    return rows.length === 1 ? db.create(PageEntity, rows[0]) : null;
   }
 
   /** The live pages among these slugs (one query for a whole import batch). */
@@ -110,7 +117,8 @@ export class PagesRepository {
    */
   async updateIfVersion(id: string, baseVersion: number, page: PageWrite, actor: string, db: EntityManager): Promise<PageEntity | null> {
     // For UPDATE, TypeORM's query() answers [rows, affectedCount].
-    const [rows]: [Record<string, unknown>[], number] = await db.query(
+    const [rows]: [Record<string, unknown>[], number] = await preparedQuery(
+      db,
       `UPDATE pages SET slug = $1, title = $2, body = $3, frontmatter = $4, cluster = $5, clusters = $6, tags = $7,
               aliases = $8, page_type = $9, is_system = $10, link_keys = $11, content_hash = $12, updated_by = $13,
               search = ${SEARCH_VECTOR}, version = version + 1, updated_at = now(),

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared-query.js';
 import { RESOLVE_KEY } from './page-links.repository.js';
 
 export interface EmbeddedPageRow {
@@ -32,7 +33,8 @@ export class TransclusionRepository {
    * transcluded text may have changed when these pages changed.
    */
   async embeddersOf(pageIds: string[], keys: string[], db: EntityManager): Promise<{ id: string; slug: string; version: number; body: string }[]> {
-    return db.query(
+    return preparedQuery(
+      db,
       `SELECT DISTINCT p.id, p.slug, p.version, p.body
          FROM page_links l JOIN pages p ON p.id = l.from_page_id
         WHERE (l.resolved_page_id = ANY($1::uuid[]) OR l.target_key = ANY($2::text[]))

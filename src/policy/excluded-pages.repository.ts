@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared-query.js';
 import type { ExclusionReason, PageFacts } from './inclusion-decision.js';
 import { holdPoliciesStill } from './cluster-policy.repository.js';
 
@@ -117,7 +118,10 @@ export class ExcludedPagesRepository {
     }
     // After the pages (which a save may hold, waiting for this same lock behind a policy write), and before deciding.
     await holdPoliciesStill(db);
-    const rows: { last_id: string | null; scanned: number; now_included: string[]; now_excluded: string[]; included: string[] }[] = await db.query(
+    // One text per scope's shape (a page, a cluster or all; first batch or later), each prepared once per connection:
+    // a page's decision runs in every save.
+    const rows: { last_id: string | null; scanned: number; now_included: string[]; now_excluded: string[]; included: string[] }[] = await preparedQuery(
+      db,
       `${DECISION_SQL(filter)}
        , removed AS (
          DELETE FROM kg_excluded_pages x USING decided d

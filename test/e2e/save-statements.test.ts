@@ -13,7 +13,8 @@ describe('pages: what a save writes', () => {
   let author: Agent;
 
   beforeAll(async () => {
-    t = await startTestApp();
+    // One connection, so that every statement of the saves below is prepared on the connection the test then asks.
+    t = await startTestApp({ env: { KURATE_DB_POOL_SIZE: '1' } });
     author = await t.as('author');
   });
   afterAll(() => t?.close());
@@ -25,7 +26,8 @@ describe('pages: what a save writes', () => {
     await runner.release();
     try {
       await work();
-      return query.mock.calls.map(([sql]) => String(sql).replace(/\s+/g, ' ').trim());
+      // A prepared statement is passed as node-postgres's query config ({ name, text }).
+      return query.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : (sql as { text: string }).text).replace(/\s+/g, ' ').trim());
     } finally {
       query.mockRestore();
     }
@@ -54,7 +56,7 @@ describe('pages: what a save writes', () => {
     expect(await linkRows('harbour-log')).toEqual(before);
     // Not even locked: an upsert whose DO UPDATE skips a row still writes a lock into it (xmax).
     expect((await t.dataSource.query(`SELECT l.xmax::text AS xmax FROM page_links l JOIN pages p ON p.id = l.from_page_id WHERE p.slug = 'harbour-log'`)).map((r: { xmax: string }) => r.xmax)).toEqual(['0', '0', '0']);
-    const pageReads = sent.filter((s) => /^SELECT .*FROM "pages" "PageEntity"/.test(s));
+    const pageReads = sent.filter((s) => /^SELECT .* FROM pages WHERE (slug|id) = \$1/.test(s));
     // The page is read once, before the save (its version and names); the UPDATE returns it as written.
     expect(pageReads, sent.join('\n')).toHaveLength(1);
     expect(sent.some((s) => s.startsWith('UPDATE page_links SET resolved_page_id')), sent.join('\n')).toBe(false);
@@ -69,6 +71,39 @@ describe('pages: what a save writes', () => {
     // Backlinks follow: Moon Phases lost its link, Tide Tables kept it.
     expect((await t.http.get('/api/pages/moon-phases/backlinks').expect(200)).body.items).toEqual([]);
     expect((await t.http.get('/api/pages/tide-tables/backlinks').expect(200)).body.items.map((b: { slug: string }) => b.slug)).toEqual(['harbour-log']);
+  });
+
+  it('sends its statements as prepared statements, each planned once for all saves, not again on every save', async () => {
+    // A save's statements took longer to parse and plan than to run (bench/RESULTS.md, 2026-12-07).
+    const created = await author.post('/api/pages').send({ title: 'Buoy Colours', body: 'Red to port. See [[Tide Tables]] and [[Harbour Log]].' }).expect(201);
+    let version = created.body.version as number;
+    const saves = 9;
+    for (let i = 1; i <= saves; i++) {
+      const body = `Red to port, ${'green '.repeat(i)}to starboard. See [[Tide Tables]] and [[Harbour Log]].`;
+      version = (await author.put('/api/pages/buoy-colours').send({ body, baseVersion: version }).expect(200)).body.version;
+    }
+    const plans: { statement: string; generic: number; custom: number }[] = await t.dataSource.query(
+      'SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements');
+    const markers = {
+      'the page read before the save': /^SELECT .* FROM pages WHERE slug = \$1 AND deleted_at IS NULL LIMIT 1/,
+      'the link keys locked': /pg_advisory_xact_lock/,
+      'the page written': /^UPDATE pages SET slug/,
+      'its links': /^WITH wanted AS/,
+      'the pages embedding it': /^SELECT DISTINCT p.id, p.slug, p.version, p.body/,
+      'its inclusion decided': /WITH target AS/,
+      'its file references': /page_file_refs/,
+      'the pages announced': /json_agg\(DISTINCT p.slug\)/,
+    };
+    const found = Object.entries(markers).map(([what, marker]) => {
+      const matching = plans.filter((p) => marker.test(p.statement.trim()));
+      return { what, runs: matching.reduce((n, p) => n + p.generic + p.custom, 0), generic: matching.reduce((n, p) => n + p.generic, 0) };
+    });
+    // Each ran at least once per save. PostgreSQL plans the first five runs with their values, then keeps a generic
+    // plan unless the values make the plans look cheaper (the statement is then planned again on every run).
+    for (const f of found) {
+      expect(f.runs, `${f.what}: ${JSON.stringify(found)}`).toBeGreaterThanOrEqual(saves);
+      expect(f.generic, `${f.what}: ${JSON.stringify(found)}`).toBeGreaterThanOrEqual(saves - 6);
+    }
   });
 
   it('still resolves links again when an edit changes the page’s names (a title or an alias in its frontmatter)', async () => {
