@@ -567,7 +567,7 @@ export class KgExtractionRepository {
    */
   async upsertEdgeProposals(rows: EdgeProposalRow[], tx: EntityManager): Promise<string[]> {
     if (rows.length === 0) return [];
-    await tx.query(lockEdgeSignaturesSql('$1::text[]'), [rows.map((r) => r.signature)]);
+    await preparedQuery(tx, lockEdgeSignaturesSql('$1::text[]'), [rows.map((r) => r.signature)]);
     const written: { id: string }[] = await preparedQuery(
       tx,
       `WITH input AS (

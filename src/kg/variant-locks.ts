@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { lockKeysSql } from '../db/advisory-locks.js';
+import { preparedQuery } from '../db/prepared-query.js';
 import { variantKey } from '../extractors/builtin/name-forms.js';
 
 /** Advisory-lock namespace for entity names (any constant; src/db/advisory-locks.ts). */
@@ -16,5 +17,5 @@ export const ENTITY_NAME_LOCKS = 7_104_265;
 export async function lockNameVariants(names: readonly string[], tx: EntityManager): Promise<void> {
   const keys = [...new Set(names.map(variantKey))].sort();
   if (keys.length === 0) return;
-  await tx.query(`SELECT ${lockKeysSql(ENTITY_NAME_LOCKS, '$1::text[]')} AS locked`, [keys]);
+  await preparedQuery(tx, `SELECT ${lockKeysSql(ENTITY_NAME_LOCKS, '$1::text[]')} AS locked`, [keys]);
 }

@@ -45,7 +45,8 @@ export class TransclusionRepository {
 
   /** Replaces the transcluded part of a page's search vector (weight D; title, names and text are A, B and C). */
   async setTranscludedText(pageId: string, text: string, db: EntityManager): Promise<void> {
-    await db.query(
+    await preparedQuery(
+      db,
       `UPDATE pages SET search = ts_filter(search, '{a,b,c}') || setweight(to_tsvector('english', $2), 'D')
         WHERE id = $1 AND search IS NOT NULL
           AND search IS DISTINCT FROM (ts_filter(search, '{a,b,c}') || setweight(to_tsvector('english', $2), 'D'))`,
