@@ -14,13 +14,25 @@ export const BUCKETS = 1024;
 /** The namespace of a namespace's buckets (the two-integer form of advisory locks: namespace, key). */
 const bucketsOf = (namespace: number) => -namespace;
 
-/** SQL that locks every key of a text[] parameter as above; its value is the number of locks taken. */
-export function lockKeysSql(namespace: number, keysParam: string): string {
-  const keys = `(SELECT DISTINCT k FROM unnest(${keysParam}) k)`;
+/**
+ * SQL that locks every key of a text[] parameter as above; its value is the number of locks taken. With
+ * `sharedKeysParam`, the keys of that second text[] that are not in the first are locked SHARED at the fine level:
+ * writers that only read what such a key resolves to (a page that links to it) go on together, and wait only for a
+ * writer that holds the key itself (one that changes what it resolves to). A key (or a key's lock: keys whose hashes
+ * collide share one) in both is taken once, alone. Beyond MAX_FINE_KEYS keys in all, every bucket is taken alone.
+ */
+export function lockKeysSql(namespace: number, keysParam: string, sharedKeysParam?: string): string {
+  const keys = sharedKeysParam
+    ? `(SELECT DISTINCT k FROM unnest(${keysParam} || ${sharedKeysParam}) k)`
+    : `(SELECT DISTINCT k FROM unnest(${keysParam}) k)`;
   const buckets = `(SELECT DISTINCT hashtext(k) & ${BUCKETS - 1} AS b FROM ${keys} d ORDER BY 1)`;
+  const fine = sharedKeysParam
+    ? `(SELECT count(CASE WHEN f.alone THEN pg_advisory_xact_lock(${namespace}, f.h) ELSE pg_advisory_xact_lock_shared(${namespace}, f.h) END)
+          FROM (SELECT hashtext(k) AS h, bool_or(k = ANY (${keysParam})) AS alone FROM ${keys} g GROUP BY 1 ORDER BY 1) f)`
+    : `(SELECT count(pg_advisory_xact_lock(${namespace}, hashtext(k))) FROM (SELECT k FROM ${keys} f ORDER BY hashtext(k), k) f)`;
   return `(SELECT CASE WHEN (SELECT count(*) FROM ${keys} n) <= ${MAX_FINE_KEYS}
              THEN (SELECT count(pg_advisory_xact_lock_shared(${bucketsOf(namespace)}, b)) FROM ${buckets} s)
-                + (SELECT count(pg_advisory_xact_lock(${namespace}, hashtext(k))) FROM (SELECT k FROM ${keys} f ORDER BY hashtext(k), k) f)
+                + ${fine}
              ELSE (SELECT count(pg_advisory_xact_lock(${bucketsOf(namespace)}, b)) FROM ${buckets} x) END)`;
 }
 

@@ -9,6 +9,14 @@ import type { Announcement } from './page-change-feed.js';
 
 export type LinkWrite = BodyLink;
 
+/** The link keys a page write takes turns on (PageLinksRepository.lockKeys). */
+export interface LinkKeyTurns {
+  /** Keys whose resolution the write may change: held alone. */
+  changes: readonly string[];
+  /** Keys the write only resolves: held shared. */
+  reads: readonly string[];
+}
+
 /** A live page that links to a page being renamed, as read (and locked) for its links to be rewritten. */
 export interface LinkingSource {
   id: string;
@@ -62,15 +70,18 @@ export class PageLinksRepository {
 
   /**
    * Takes this transaction's turn on link keys (sorted, so two writers never wait on each other crosswise) and, with
-   * a channel, NOTIFYs it in the same statement (delivered when the transaction commits).
+   * a channel, NOTIFYs it in the same statement (delivered when the transaction commits). `changes`: the keys whose
+   * resolution the write may change (a page's names when it appears, goes, or is renamed), each held alone; `reads`:
+   * the keys it only resolves (the pages it links to, its names when they stay), held shared. So saves that link to
+   * one page go on together, and each waits only for a write that changes what one of its keys resolves to.
    */
-  async lockKeys(keys: string[], db: EntityManager, announce: Announcement | null = null): Promise<void> {
-    if (keys.length === 0 && announce === null) return;
+  async lockKeys(keys: LinkKeyTurns, db: EntityManager, announce: Announcement | null = null): Promise<void> {
+    if (keys.changes.length === 0 && keys.reads.length === 0 && announce === null) return;
     await preparedQuery(
       db,
-      `SELECT ${lockKeysSql(LINK_KEY_LOCKS, '$1::text[]')} AS locked,
+      `SELECT ${lockKeysSql(LINK_KEY_LOCKS, '$1::text[]', '$4::text[]')} AS locked,
               CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, json_build_object('by', $3::text)::text) END AS notified`,
-      [keys, announce?.channel ?? null, announce?.sender ?? null],
+      [keys.changes, announce?.channel ?? null, announce?.sender ?? null, keys.reads],
     );
   }
 

@@ -10,7 +10,7 @@ import { rewriteWikilinks } from './markdown/link-rewrite.js';
 import { inlineTags, stripComments } from './markdown/obsidian-syntax.js';
 import { pageSlug, slugify } from './markdown/slug.js';
 import { outboundLinks } from './markdown/wikilinks.js';
-import { PageLinksRepository, type LinkWrite, type LinkingSource } from './page-links.repository.js';
+import { PageLinksRepository, type LinkKeyTurns, type LinkWrite, type LinkingSource } from './page-links.repository.js';
 import { PageChangeFeed } from './page-change-feed.js';
 import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
@@ -112,7 +112,7 @@ export class PagesService {
     const write = this.prepare(input.body, input.title);
     const analysis = await this.markdown.saveAnalysis(write.markdown);
     const { links } = analysis;
-    return this.write([...write.linkKeys, ...links.map((l) => l.targetKey)], async (tx) => {
+    return this.write({ changes: write.linkKeys, reads: links.map((l) => l.targetKey) }, async (tx) => {
       await this.assertSlugFree(write.slug, tx);
       const id = await this.pages.insert(write, actor.name, tx);
       await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
@@ -135,7 +135,10 @@ export class PagesService {
     // forget only those.
     const sameNames = write.title === current.title && sameSet(write.linkKeys, current.linkKeys);
     const touched = new Set<string>([current.id]);
-    return this.write([...ownKeys, ...links.map((l) => l.targetKey)], async (tx) => {
+    // Keeping its names, the save changes what no key resolves to: it only reads its own keys too.
+    const targets = links.map((l) => l.targetKey);
+    const keys = sameNames ? { changes: [], reads: [...ownKeys, ...targets] } : { changes: ownKeys, reads: targets };
+    return this.write(keys, async (tx) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
       if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, input);
       const version = input.baseVersion + 1;
@@ -175,7 +178,7 @@ export class PagesService {
     const write = this.prepare(body, title, newSlug);
     write.title = title;
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
-    return this.write(ownKeys, async (tx) => {
+    return this.write({ changes: ownKeys, reads: [] }, async (tx) => {
       if (newSlug !== current.slug) await this.assertSlugFree(newSlug, tx);
       // The pages whose links are rewritten are locked before this page's row: a rename of one of them, which locks
       // its own row first and then this page (as a page that links to it), queues behind this one.
@@ -205,7 +208,7 @@ export class PagesService {
 
   async delete(slug: string, actor: Actor): Promise<void> {
     const page = await this.get(slug);
-    await this.write(page.linkKeys, async (tx) => {
+    await this.write({ changes: page.linkKeys, reads: [] }, async (tx) => {
       // Another request may have trashed it since it was read: this one answers as it would have after it.
       if (!(await this.pages.markDeleted(page.id, actor.name, tx))) throw inTrash(page);
       await this.links.reresolve(page.id, page.linkKeys, tx);
@@ -217,7 +220,7 @@ export class PagesService {
     const page = await this.pages.findBySlug(slug);
     if (!page) throw new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}" in the trash.`);
     if (!page.deletedAt) throw new DomainException(DomainErrorCode.NotInTrash, `The page "${page.title}" is not in the trash.`);
-    return this.write(page.linkKeys, async (tx) => {
+    return this.write({ changes: page.linkKeys, reads: [] }, async (tx) => {
       if (!(await this.pages.markRestored(page.id, tx))) throw new DomainException(DomainErrorCode.NotInTrash, `The page "${page.title}" is not in the trash.`);
       await this.links.reresolve(page.id, page.linkKeys, tx);
       return this.saved(page.id, 'restored', tx);
@@ -284,19 +287,21 @@ export class PagesService {
       after = batch[batch.length - 1].id;
       if (batch.length < batchSize) break;
     }
-    await this.write([], (tx) => this.links.resolveAll(tx));
+    await this.write({ changes: [], reads: [] }, (tx) => this.links.resolveAll(tx));
     return summary;
   }
 
   /**
    * Runs a page write in one transaction; once it has committed, every process's page caches forget what it changed
-   * (`touchedPages`: the ids of the only pages it changed for readers; without it, everything). `linkKeys` are
-   * the keys whose resolution the write may change (its own and those it links to): concurrent writes sharing one
-   * take turns, so a page and a link to it saved at the same moment still meet. Two writes that lock the same rows
+   * (`touchedPages`: the ids of the only pages it changed for readers; without it, everything). `linkKeys`: the
+   * keys whose resolution the write may change (the page's names when they appear, go or change), held alone, and
+   * the keys it only resolves (those it links to, its names when they stay), held shared: a write that changes a
+   * key and one that links to it take turns, so a page and a link to it saved at the same moment still meet, while
+   * saves that merely link to the same page go on together. Two writes that lock the same rows
    * in a different order can still deadlock on PostgreSQL; the one it aborts runs again from the start and sees what
    * the other did.
    */
-  private async write<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
+  private async write<T>(linkKeys: LinkKeyTurns, work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
     try {
       return await againOnConflict(MAX_WRITE_ATTEMPTS, () => this.writeOnce(linkKeys, work, touchedPages));
     } catch (error) {
@@ -304,7 +309,7 @@ export class PagesService {
     }
   }
 
-  private async writeOnce<T>(linkKeys: string[], work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
+  private async writeOnce<T>(linkKeys: LinkKeyTurns, work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
     let changed: string[] | null = null;
     const announcement = this.changeFeed.announcement;
     let result: T;

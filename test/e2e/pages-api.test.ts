@@ -182,7 +182,7 @@ describe('pages REST API', () => {
     it('locks 20,000 link keys in one write by their buckets (never the whole lock table), and a few keys one by one', async () => {
       const held = (keys: string[]) =>
         t.dataSource.transaction(async (tx) => {
-          await t.app.get(PageLinksRepository).lockKeys(keys, tx);
+          await t.app.get(PageLinksRepository).lockKeys({ changes: keys, reads: [] }, tx);
           return Number((await tx.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`))[0].n);
         });
       expect(await held(Array.from({ length: 20_000 }, (_, i) => `far-target-${i}`))).toBeLessThanOrEqual(BUCKETS);
@@ -196,15 +196,21 @@ describe('pages REST API', () => {
       try {
         // A hundred keys each: their buckets overlap for certain, the keys do not.
         const some = (prefix: string) => Array.from({ length: 100 }, (_, i) => `${prefix}-${i}`);
-        await t.app.get(PageLinksRepository).lockKeys(some('held'), runner.manager);
-        const waits = (keys: string[]) =>
+        await t.app.get(PageLinksRepository).lockKeys({ changes: some('held'), reads: some('linked') }, runner.manager);
+        const waits = (changes: string[], reads: string[] = []) =>
           t.dataSource.transaction(async (tx) => {
             await tx.query(`SET LOCAL lock_timeout = '300ms'`);
-            return t.app.get(PageLinksRepository).lockKeys(keys, tx).then(() => false, () => true);
+            return t.app.get(PageLinksRepository).lockKeys({ changes, reads }, tx).then(() => false, () => true);
           });
         expect(await waits(some('free'))).toBe(false);
         expect(await waits(['free-key', 'held-7'])).toBe(true);
         expect(await waits(Array.from({ length: 5_000 }, (_, i) => `many-${i}`))).toBe(true);
+        // A key held to be read (a page links to it): other writes that read it go on; one that changes it waits.
+        expect(await waits([], ['linked-3', 'linked-9', 'free-key'])).toBe(false);
+        expect(await waits(['other-free'], ['linked-3'])).toBe(false);
+        expect(await waits(['linked-3'])).toBe(true);
+        // A key held to be changed: a write that only reads it waits too.
+        expect(await waits([], ['held-7'])).toBe(true);
       } finally {
         await runner.rollbackTransaction();
         await runner.release();

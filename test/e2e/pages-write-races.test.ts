@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_KEY_LOCKS } from '../../src/pages/page-links.repository.js';
 import { linkKey } from '../../src/pages/markdown/slug.js';
-import { lockKeySql } from '../../src/db/advisory-locks.js';
+import { BUCKETS, lockKeySql } from '../../src/db/advisory-locks.js';
 import { holdLock, ON_POSTGRES, waitFor, type LockGate } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -161,6 +161,30 @@ describe('page writes that race each other', () => {
     expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
     expect(answers.find((r) => r.status === 409)!.body.message).toMatch(/not in the trash/);
     await author.get('/api/pages/restore-twice').expect(200);
+  });
+
+  it.runIf(ON_POSTGRES)('saves that link to one page go on together; the page being created meanwhile waits for them, and every link meets it', async () => {
+    const author = await t.as('author');
+    await author.post('/api/pages').send({ title: 'Hub Linker A', body: 'About [[Shared Hub]].' }).expect(201);
+    const b = (await author.post('/api/pages').send({ title: 'Hub Linker B', body: 'Also [[Shared Hub]].' }).expect(201)).body;
+    // A save that links to the hub holds its key as such a save does (its bucket and the key, both shared) until it
+    // commits: here, until the gate lets go.
+    const gate = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock_shared(${-LINK_KEY_LOCKS}, hashtext($1) & ${BUCKETS - 1}), pg_advisory_xact_lock_shared(${LINK_KEY_LOCKS}, hashtext($1))`, [linkKey('Shared Hub')]);
+    let released = false;
+    try {
+      // Another save that links to it does not wait (before, each such save took the key alone, one at a time).
+      await author.put('/api/pages/hub-linker-b').send({ body: 'Also [[Shared Hub]], edited.', baseVersion: b.version }).expect(200);
+      // Creating the hub changes what the key resolves to: it waits for the linking save to commit.
+      const creating = author.post('/api/pages').send({ title: 'Shared Hub', body: 'The hub.' }).then((r) => r);
+      await waitFor('the creation to queue', async () => (await gate.waiting()) >= 1);
+      await gate.release();
+      released = true;
+      expect((await creating).status).toBe(201);
+    } finally {
+      if (!released) await gate.release();
+    }
+    const backlinks = (await t.http.get('/api/pages/shared-hub/backlinks').expect(200)).body.items.map((p: { slug: string }) => p.slug);
+    expect(backlinks.sort()).toEqual(['hub-linker-a', 'hub-linker-b']);
   });
 
   it('two imports of one new page at once: one creates it, the other finds it there (unchanged, or updated when its text differs), none fails', async () => {
