@@ -110,7 +110,6 @@ export class PagesRepository {
     return rows[0].id;
   }
 
-  /** Writes a new version only if the page is still at `baseVersion`; returns false when someone saved first. */
   /**
    * Writes a page's new version if it still has `baseVersion` and is not in the trash; answers the page as written
    * (the UPDATE returns it, so a save need not read it back), or null when the row did not match.

@@ -363,11 +363,11 @@ export class PagesService {
   }
 
   /**
-   * Reads the page back and lets other modules react in the same transaction (policy reconciliation, extraction).
+   * After a page write: refreshes transclusions and lets other modules react in the same transaction (policy
+   * reconciliation, extraction). `written`: the page as the write returned it, or its id to read it back.
    * `parsed`: what this save has read from the source already (its Markdown, links, embeds and files), so that
    * nothing after it parses the page again.
    */
-  /** After a page write (`written`: the page as written, or its id to read it back): transclusions and save hooks. */
   private async saved(written: PageEntity | string, change: PageChange, tx: EntityManager, touched?: Set<string>, parsed?: { write: PageWrite; analysis: SaveAnalysis }): Promise<PageEntity> {
     const page = typeof written === 'string' ? (await this.pages.findById(written, tx))! : written;
     // Its links are in place: the transcluded text of this page and of the pages embedding it follows (and their
