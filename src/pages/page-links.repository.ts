@@ -120,18 +120,9 @@ export class PageLinksRepository {
     return [...new Set(rows.flatMap((r) => (r.id ? [r.id] : [])))];
   }
 
-  /** A new page's outbound links (it has none yet). Returns the pages they resolved to. */
+  /** A new page's outbound links (it has none yet): no statement when it links nowhere. Returns the pages they resolved to. */
   async insertOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<string[]> {
-    if (links.length === 0) return [];
-    const rows: { id: string | null }[] = await preparedQuery(
-      db,
-      `INSERT INTO page_links (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
-       SELECT $1, l.kind, l.target, l.key, l.heading, l.position, ${RESOLVE_KEY('l.key')}
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS l(kind, target, key, heading, position)
-       RETURNING resolved_page_id AS id`,
-      [pageId, links.map((l) => l.kind), links.map((l) => l.target), links.map((l) => l.targetKey), links.map((l) => l.heading)],
-    );
-    return [...new Set(rows.flatMap((r) => (r.id ? [r.id] : [])))];
+    return links.length === 0 ? [] : this.replaceOutbound(pageId, links, db);
   }
 
   /**
