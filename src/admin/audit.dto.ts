@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { toNumber } from '../common/dto-transforms.js';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { toNumber } from '../common/dto-transforms.js';
 import { IsDateOrTime, readDateOrTime } from '../common/date-input.js';
 import type { AuditEntryEntity } from '../audit/audit-entry.entity.js';
 

@@ -1,4 +1,3 @@
-import { noticeOf } from '../web/notices.js';
 import { Body, Controller, Get, Param, ParseUUIDPipe, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -12,6 +11,7 @@ import { CreateServiceAccountDto } from './dto/service-accounts.dto.js';
 import { CreateTokenDto, tokenResponse } from './dto/tokens.dto.js';
 import { Origin } from './request-origin.decorator.js';
 import { UsersService, type RequestOrigin } from './users.service.js';
+import { noticeOf } from '../web/notices.js';
 
 const NOTICES: Record<string, string> = {
   created: 'Service account created. Make it a token below.',

@@ -1,4 +1,3 @@
-import { noticeOf } from '../web/notices.js';
 import { Body, Controller, Get, Param, ParseUUIDPipe, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -10,6 +9,7 @@ import { ROLES } from './actor.js';
 import { CreateUserDto, ResetPasswordDto, SetRoleDto, UsersPageQueryDto } from './dto/users.dto.js';
 import { Origin } from './request-origin.decorator.js';
 import { UsersService, type RequestOrigin } from './users.service.js';
+import { noticeOf } from '../web/notices.js';
 
 const USERS_PER_PAGE = 100;
 const NOTICES: Record<string, string> = {

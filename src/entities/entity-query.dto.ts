@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { toNumber } from '../common/dto-transforms.js';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { toNumber } from '../common/dto-transforms.js';
 
 export class EntityPageQueryDto {
   @ApiPropertyOptional({ minimum: 1, default: 1, description: 'Which page of the list of pages that mention the entity.' })

@@ -1,4 +1,3 @@
-import { noticeOf } from '../web/notices.js';
 import { httpStatusOf } from '../common/domain-exception.filter.js';
 import { DomainErrorCode, DomainException } from '../common/domain.exception.js';
 import type { TocEntry } from './markdown/markdown-renderer.js';
@@ -7,6 +6,7 @@ import type { PageEntity } from './page.entity.js';
 import type { RevisionDiff } from './revision-diff.js';
 import { formatBytes } from './markdown/file-embeds.js';
 import type { PageFile } from './page-files.js';
+import { noticeOf } from '../web/notices.js';
 
 /** Shapes service results into what the Handlebars views print. No I/O here: pure functions, easy to test. */
 

@@ -1,4 +1,3 @@
-import { noticeOf as noticeFrom } from '../web/notices.js';
 import { Body, Controller, Get, HttpCode, HttpException, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
@@ -13,6 +12,7 @@ import { KgDerivationRepository } from './kg-derivation.repository.js';
 import { KgHealthPanel } from './kg-health-panel.js';
 import { PolicyImpactService } from './policy-impact.service.js';
 import { PolicyService } from './policy.service.js';
+import { noticeOf as noticeFrom } from '../web/notices.js';
 
 const NOTICES: Record<string, string> = {
   set: 'Policy saved; the cluster’s pages were reconciled.',

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { toNumber } from '../common/dto-transforms.js';
 import { applyDecorators } from '@nestjs/common';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { toNumber } from '../common/dto-transforms.js';
 
 /** An optional free-text query parameter of at most `maxLength` characters. */
 function OptionalText(description: string, maxLength: number) {

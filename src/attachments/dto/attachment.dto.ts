@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { toNumber } from '../../common/dto-transforms.js';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { toNumber } from '../../common/dto-transforms.js';
 import { baseNameOf, embedSnippetOf, fileUrlOf, MAX_ATTACHMENT_PATH_LENGTH } from '../attachment-paths.js';
 import type { AttachmentRow, ListedAttachment, ReferencingPage } from '../attachments.repository.js';
 import { CONFLICT_RULES, type ConflictRule, type UploadStatus } from '../attachments.service.js';

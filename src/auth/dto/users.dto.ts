@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { toNumber } from '../../common/dto-transforms.js';
 import { IsEmail, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { toNumber } from '../../common/dto-transforms.js';
 import { ROLES, type Role } from '../actor.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from '../password-hasher.js';
 import { USER_KINDS, type UserEntity, type UserKind } from '../user.entity.js';
