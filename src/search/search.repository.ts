@@ -154,6 +154,10 @@ export class SearchRepository {
    * CPU per search at 1,000 pages). The two lookups by lexeme are therefore LATERAL subqueries fenced with
    * `OFFSET 0`: an index probe per query term (per candidate page and term for the exact scores), whatever the
    * estimates say.
+   *
+   * Each hit's matched terms are gathered in the same pass that sums its score (two arrays, rounded here), and the
+   * total counts distinct pages by hashing: a JSON aggregate per hit scanned every scored row again for each of the
+   * `limit` hits, and with the sorted count was a sixth of the statement (bench/RESULTS.md, 2026-12-07).
    */
   async lexicalSearch(
     words: string,
@@ -197,7 +201,7 @@ export class SearchRepository {
                      CROSS JOIN LATERAL (SELECT * FROM page_search_terms pt WHERE pt.page_id = k.page_id AND pt.lexeme = i.lexeme OFFSET 0) pt
                      CROSS JOIN corpus c
                WHERE i.df > $8::int AND NOT EXISTS (SELECT 1 FROM heads h WHERE h.page_id = k.page_id AND h.lexeme = i.lexeme))`;
-    const rows = await preparedQuery<(LexicalHit & { total: number })[]>(
+    const rows = await preparedQuery<{ pageId: string; score: number; lexemes: string[]; contributions: number[]; total: number }[]>(
       this.dataSource,
       `WITH terms AS MATERIALIZED (
               ${QUERY_TERMS('$1', '$9')}),
@@ -212,17 +216,22 @@ export class SearchRepository {
                 LEFT JOIN (SELECT p.lexeme, count(*) AS df FROM postings p GROUP BY p.lexeme) df ON df.lexeme = t.lexeme),
             ${ranking},
             scored AS (
-              SELECT page_id, sum(contribution) AS score FROM per_term GROUP BY page_id
+              SELECT page_id, sum(contribution) AS score,
+                     array_agg(lexeme ORDER BY contribution DESC) AS lexemes, array_agg(contribution::float8 ORDER BY contribution DESC) AS contributions
+                FROM per_term GROUP BY page_id
                ORDER BY score DESC, page_id LIMIT $3::int)
-       SELECT s.page_id AS "pageId", s.score::float8 AS score,
-              (SELECT jsonb_agg(jsonb_build_object('term', pt.lexeme, 'contribution', round(pt.contribution::numeric, 4)) ORDER BY pt.contribution DESC)
-                 FROM per_term pt WHERE pt.page_id = s.page_id) AS terms,
-              ${filter.params.length ? '(SELECT count(*) FROM (SELECT DISTINCT page_id FROM per_term) m)' : `(SELECT count(DISTINCT d.page_id) FROM postings d WHERE ${withoutUnwanted('d.page_id')})`}::int AS total
+       SELECT s.page_id AS "pageId", s.score::float8 AS score, s.lexemes, s.contributions,
+              (SELECT count(*) FROM (SELECT DISTINCT ${filter.params.length ? 'm.page_id FROM per_term m' : `d.page_id FROM postings d WHERE ${withoutUnwanted('d.page_id')}`}) z)::int AS total
          FROM scored s
         ORDER BY s.score DESC, s.page_id`,
       [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, headSize, JSON.stringify(expansions), ...filter.params],
     );
-    return { hits: rows.map(({ total: _total, ...hit }) => hit), total: rows[0]?.total ?? 0 };
+    const hits = rows.map((row): LexicalHit => ({
+      pageId: row.pageId,
+      score: row.score,
+      terms: row.lexemes.map((term, i) => ({ term, contribution: Math.round(row.contributions[i] * 10_000) / 10_000 })),
+    }));
+    return { hits, total: rows[0]?.total ?? 0 };
   }
 
   /** The query's stems as the lexical ranker weighs them: 1 for the reader's words, each expansion's weight for its words. */
