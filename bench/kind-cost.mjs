@@ -5,7 +5,7 @@
 // run against each (--app-root), alternating.
 //
 //   node bench/kind-cost.mjs --kind save [--requests 300] [--clients 4] [--rounds 2] [--cluster excluded|included]
-//                            [--app-root <built copy>] [--profile <dir>] [--wal]
+//                            [--app-root <built copy>] [--profile <dir>] [--wal] [--plans]
 //
 // Prints one line per round (after one warm-up round): wall time, milliseconds of CPU per request for the web
 // process, the worker and PostgreSQL, WAL bytes per request and the page-link rows written per request. The bench
@@ -32,6 +32,7 @@ const { values: opt } = parseArgs({
     'database-url': { type: 'string', default: process.env.KURATE_BENCH_DB_URL ?? 'postgres://postgres@127.0.0.1:5432/kurate_bench' },
     profile: { type: 'string' },
     wal: { type: 'boolean', default: false },
+    plans: { type: 'boolean', default: false },
   },
 });
 if (!['save', 'search', 'view'].includes(opt.kind)) throw new Error(`--kind must be save, search or view (got ${opt.kind})`);
@@ -49,7 +50,12 @@ const root = path.resolve(opt['app-root']);
 const port = await freePort();
 const env = { ...process.env, PORT: String(port), KURATE_HOST: '127.0.0.1', KURATE_LOG_LEVEL: 'error', DATABASE_URL: opt['database-url'], KURATE_PUBLIC_READ: 'true' };
 delete env.KURATE_DATA_DIR;
-const server = startChild('kurate', process.execPath, [...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${opt.profile}`] : []), path.join(root, 'dist/main.js')], { cwd: root, env });
+// --plans: the bench's server hook (bench/server-hook.mjs) lists, after the rounds, the prepared statements that
+// PostgreSQL keeps planning again (custom plans) rather than running on one generic plan.
+const hookPort = opt.plans ? await freePort() : null;
+if (hookPort) env.KURATE_BENCH_HOOK_PORT = String(hookPort);
+const hookArgs = hookPort ? ['--import', path.join(BENCH_DIR, 'server-hook.mjs')] : [];
+const server = startChild('kurate', process.execPath, [...hookArgs, ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${opt.profile}`] : []), path.join(root, 'dist/main.js')], { cwd: root, env });
 const base = `http://127.0.0.1:${port}`;
 await waitForHttp(server, `${base}/health`, 120_000);
 const auth = await logIn(base, BENCH_ADMIN_EMAIL, PASSWORD);
@@ -132,6 +138,10 @@ async function round() {
 try {
   await round(); // warm-up: prepared statements, caches
   for (let r = 1; r <= ROUNDS; r++) console.log(`${opt.kind} round ${r}/${ROUNDS} (${REQUESTS} requests, ${CLIENTS} clients, ${root}): ${JSON.stringify(await round())}`);
+  if (hookPort) {
+    const plans = await (await fetch(`http://127.0.0.1:${hookPort}/plans`)).json();
+    for (const p of plans.filter((x) => x.custom > 5 * x.connections)) console.log(`planned again: ${p.custom} custom, ${p.generic} generic plans on ${p.connections} connection(s): ${p.statement}`);
+  }
 } finally {
   await stopChild(server);
   await db.end();

@@ -128,14 +128,15 @@ export class PageLinksRepository {
   /**
    * The slugs of these pages; with an announcement, also NOTIFYs its channel naming them (delivered when the
    * transaction commits), or naming none (anything may have changed) when they would not fit in one notification.
+   * The ids and the channel sit behind scalar subqueries, so that every save runs one generic plan (src/db/prepared-query.ts).
    */
   async announcePages(pageIds: string[], db: EntityManager, announce: Announcement | null): Promise<string[]> {
     const [row]: { slugs: string[] }[] = await preparedQuery(
       db,
-      `WITH s AS (SELECT coalesce(json_agg(DISTINCT p.slug), '[]'::json) AS slugs FROM pages p WHERE p.id = ANY ($1::uuid[])),
+      `WITH s AS (SELECT coalesce(json_agg(DISTINCT p.slug), '[]'::json) AS slugs FROM pages p WHERE p.id = ANY ((SELECT $1::uuid[])::uuid[])),
             named AS (SELECT s.slugs, json_build_object('by', $3::text, 'pages', s.slugs)::text AS payload FROM s)
        SELECT n.slugs,
-              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text,
+              CASE WHEN (SELECT $2::text) IS NOT NULL THEN pg_notify($2::text,
                 CASE WHEN octet_length(n.payload) <= ${MAX_NOTIFY_BYTES} THEN n.payload ELSE json_build_object('by', $3::text)::text END) END AS notified
          FROM named n`,
       [pageIds, announce?.channel ?? null, announce?.sender ?? null],

@@ -30,15 +30,16 @@ export class TransclusionRepository {
 
   /**
    * Live pages other than these that link to one of them or to one of the keys and hold an embed: those whose
-   * transcluded text may have changed when these pages changed.
+   * transcluded text may have changed when these pages changed. Every save runs it: the arrays sit behind scalar
+   * subqueries so that PostgreSQL keeps one generic plan (src/db/prepared-query.ts); it planned it again each time.
    */
   async embeddersOf(pageIds: string[], keys: string[], db: EntityManager): Promise<{ id: string; slug: string; version: number; body: string }[]> {
     return preparedQuery(
       db,
       `SELECT DISTINCT p.id, p.slug, p.version, p.body
          FROM page_links l JOIN pages p ON p.id = l.from_page_id
-        WHERE (l.resolved_page_id = ANY($1::uuid[]) OR l.target_key = ANY($2::text[]))
-          AND p.deleted_at IS NULL AND NOT p.id = ANY($1::uuid[]) AND strpos(p.body, '![[') > 0`,
+        WHERE (l.resolved_page_id = ANY ((SELECT $1::uuid[])::uuid[]) OR l.target_key = ANY ((SELECT $2::text[])::text[]))
+          AND p.deleted_at IS NULL AND NOT p.id = ANY ((SELECT $1::uuid[])::uuid[]) AND strpos(p.body, '![[') > 0`,
       [pageIds, keys],
     );
   }
