@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { ApiTokenEntity } from './api-token.entity.js';
 import { UserEntity } from './user.entity.js';
+import { entityColumns, entityValues } from '../db/entity-columns.js';
+import { preparedQuery } from '../db/prepared-query.js';
 
 export type NewApiToken = Pick<ApiTokenEntity, 'userId' | 'name' | 'prefix' | 'tokenHash' | 'scopes' | 'expiresAt'>;
 
@@ -24,13 +26,20 @@ export class ApiTokensRepository {
     return db.findOne(ApiTokenEntity, { where: { id }, relations: { user: true } });
   }
 
-  /** The token with this hash and its owner, whatever their state (the caller decides). */
-  findByHash(tokenHash: string): Promise<ApiTokenEntity | null> {
-    return this.dataSource.manager
-      .createQueryBuilder(ApiTokenEntity, 't')
-      .innerJoinAndMapOne('t.user', UserEntity, 'u', 'u.id = t.user_id')
-      .where('t.token_hash = :tokenHash', { tokenHash })
-      .getOne();
+  /**
+   * The token with this hash and its owner, whatever their state (the caller decides). Every request with a token
+   * asks, so it is a prepared statement whose row becomes the entities TypeORM would have read.
+   */
+  async findByHash(tokenHash: string): Promise<ApiTokenEntity | null> {
+    const rows: Record<string, unknown>[] = await preparedQuery(
+      this.dataSource,
+      `SELECT ${entityColumns(this.dataSource, ApiTokenEntity, 't', 't.')}, ${entityColumns(this.dataSource, UserEntity, 'u', 'u.')}
+         FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
+      [tokenHash],
+    );
+    if (rows.length === 0) return null;
+    const db = this.dataSource.manager;
+    return db.create(ApiTokenEntity, { ...entityValues(rows[0], 't.'), user: db.create(UserEntity, entityValues(rows[0], 'u.')) });
   }
 
   /** Newest first; `userId` null lists everyone's. */

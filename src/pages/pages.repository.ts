@@ -4,6 +4,7 @@ import { DataSource, EntityManager, In, IsNull, Not } from 'typeorm';
 import { PageRedirectEntity } from './page-redirect.entity.js';
 import { PageRevisionEntity } from './page-revision.entity.js';
 import { PageEntity } from './page.entity.js';
+import { entityColumns } from '../db/entity-columns.js';
 import { preparedQuery } from '../db/prepared-query.js';
 
 /** The columns a save writes; the repository derives the search vector from them. */
@@ -52,8 +53,6 @@ const SEARCH_VECTOR = searchVector('$2', '$7', '$8', '$14');
 /** All SQL over pages, their revisions and redirects. Write methods take the transaction's manager. */
 @Injectable()
 export class PagesRepository {
-  private selectList: string | null = null;
-
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
@@ -134,12 +133,7 @@ export class PagesRepository {
 
   /** The columns TypeORM reads of a page, as a select list naming each by its property (for RETURNING). */
   private pageColumns(): string {
-    this.selectList ??= this.dataSource
-      .getMetadata(PageEntity)
-      .columns.filter((column) => column.isSelect)
-      .map((column) => `${column.databaseName} AS "${column.propertyName}"`)
-      .join(', ');
-    return this.selectList;
+    return entityColumns(this.dataSource, PageEntity);
   }
 
   /**
@@ -184,8 +178,13 @@ export class PagesRepository {
     );
   }
 
+  /** A page's new revision: every save writes one, so a prepared statement. */
   async insertRevision(revision: Omit<PageRevisionEntity, 'id' | 'createdAt' | 'page'>, db: EntityManager): Promise<void> {
-    await db.insert(PageRevisionEntity, revision);
+    await preparedQuery(
+      db,
+      `INSERT INTO page_revisions (page_id, version, slug, title, body, content_hash, author, message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [revision.pageId, revision.version, revision.slug, revision.title, revision.body, revision.contentHash, revision.author, revision.message],
+    );
   }
 
   /** Moves a live page to the trash; false when it is not live (trashed by another request since it was read). */

@@ -93,6 +93,8 @@ describe('pages: what a save writes', () => {
       'its inclusion decided': /WITH target AS/,
       'its file references': /page_file_refs/,
       'the pages announced': /json_agg\(DISTINCT p.slug\)/,
+      'the API token looked up': /FROM api_tokens t JOIN users u/,
+      'its revision': /^INSERT INTO page_revisions/,
     };
     const found = Object.entries(markers).map(([what, marker]) => {
       const matching = plans.filter((p) => marker.test(p.statement.trim()));
