@@ -1,13 +1,32 @@
 // Which of the reader's words a synonym may stand in for: the common nouns, verbs and adjectives of the query, as the
 // tagger reads them in context (`notes` is a noun in "unlinked notes", a verb in "she notes"). Names (proper nouns),
 // numbers and function words never are.
+import { LRUCache } from 'lru-cache';
 import { tagSentences } from '../extractors/builtin/pos-tagger.js';
 import { isEnglishWord } from '../common/wordnet.js';
 import type { PartOfSpeech } from './wordnet-synonyms.js';
 
-export function querySynonymCandidates(query: string): { word: string; pos: PartOfSpeech }[] {
+type SynonymCandidate = { readonly word: string; readonly pos: PartOfSpeech };
+
+/**
+ * The candidates of a query, kept by the query's text: tagging depends on nothing else, readers' questions repeat,
+ * and the tagger was about 2% of the web process's time under the mixed load of `npm run bench`.
+ */
+const candidatesOfQuery = new LRUCache<string, readonly SynonymCandidate[]>({ max: 5_000 });
+
+export function querySynonymCandidates(query: string): readonly SynonymCandidate[] {
   if (query.trim() === '') return [];
-  const out: { word: string; pos: PartOfSpeech }[] = [];
+  let out = candidatesOfQuery.get(query);
+  if (!out) {
+    out = Object.freeze(tagged(query).map((candidate) => Object.freeze(candidate)));
+    // A pasted page is not kept: only questions repeat.
+    if (query.length <= 500) candidatesOfQuery.set(query, out);
+  }
+  return out;
+}
+
+function tagged(query: string): SynonymCandidate[] {
+  const out: SynonymCandidate[] = [];
   for (const term of tagSentences(query).flat()) {
     if (term.tags.has('ProperNoun') || term.tags.has('Pronoun') || !/^\p{Ll}[\p{Ll}'-]*$/u.test(term.text.toLowerCase())) continue;
     const pos: PartOfSpeech | null = term.tags.has('Noun') ? 'noun' : term.tags.has('Verb') ? 'verb' : term.tags.has('Adjective') ? 'adj' : null;

@@ -77,6 +77,17 @@ describe('which query words a synonym may stand in for', () => {
     expect(querySynonymCandidates('   ')).toEqual([]);
     expect(querySynonymCandidates('-- 42 % #')).toEqual([]);
   });
+
+  it('tags a repeated query once, and no caller can change what the next one gets', () => {
+    const first = querySynonymCandidates('unlinked notes in the journal');
+    const again = querySynonymCandidates('unlinked notes in the journal');
+    expect(again).toBe(first);
+    expect(() => (first as { word: string }[]).push({ word: 'diary' })).toThrow();
+    expect(() => Object.assign(first[0], { word: 'diary' })).toThrow();
+    expect(querySynonymCandidates('unlinked notes in the journal').map((w) => w.word)).toEqual(first.map((w) => w.word));
+    // Another query is tagged on its own (`notes` a verb here).
+    expect(querySynonymCandidates('she notes the time')).toEqual(expect.arrayContaining([{ word: 'notes', pos: 'verb' }]));
+  });
 });
 
 describe('closed compounds the language does not list', () => {
