@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from 'supertest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { foamDocsPages, importPages } from './kg-test-helpers.js';
 
 /**
  * What a save costs in statements and in rows rewritten (issue 18 part 5: a save's round trips each wait for a core
@@ -60,7 +61,8 @@ describe('pages: what a save writes', () => {
     // The page is read once, before the save (its version and names); the UPDATE returns it as written.
     expect(pageReads, sent.join('\n')).toHaveLength(1);
     expect(sent.some((s) => s.startsWith('UPDATE page_links SET resolved_page_id')), sent.join('\n')).toBe(false);
-    expect(sent.filter((s) => s.includes('page_links') && /^(DELETE|INSERT|WITH)/.test(s)), sent.join('\n')).toHaveLength(1);
+    // One statement writes the page's links (the diff), whatever else reads them.
+    expect(sent.filter((s) => /\b(INSERT INTO|DELETE FROM|UPDATE) page_links\b/.test(s)), sent.join('\n')).toHaveLength(1);
 
     // One link goes, one moves, one comes: the kept ones keep their rows.
     await author.put('/api/pages/harbour-log').send({ body: 'See [[Pilot Boats]], [[Tide Tables]] and [[Lighthouses]].', baseVersion: version }).expect(200);
@@ -89,7 +91,7 @@ describe('pages: what a save writes', () => {
       'the link keys locked': /pg_advisory_xact_lock/,
       'the page written': /^UPDATE pages SET slug/,
       'its links': /^WITH wanted AS/,
-      'the pages embedding it': /^SELECT DISTINCT p.id, p.slug, p.version, p.body/,
+      'the pages embedding it': /^WITH linking AS MATERIALIZED/,
       'its inclusion decided': /WITH target AS/,
       'its file references': /page_file_refs/,
       'the pages announced': /json_agg\(DISTINCT p.slug\)/,
@@ -121,3 +123,63 @@ describe('pages: what a save writes', () => {
     expect((await linkRows('signal-flags')).map((l) => l.resolved)).toEqual(['semaphore-towers', null]);
   });
 });
+
+/**
+ * The pages that embed a saved page are looked up by every save, on one generic plan for all of them (a prepared
+ * statement). Written as a join with `= ANY(…)`, that plan scanned every page's body and every link once the tables
+ * had grown (14 ms a save at 1,000 pages; bench/RESULTS.md, 2026-12-07): it must probe page_links and pages by key
+ * whatever ids and keys it is given.
+ */
+describe('pages: the look-up of a saved page’s embedders probes by key on its generic plan', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    const foam = await foamDocsPages();
+    // Three copies of the Foam docs (258 pages, 1,000 links), with statistics.
+    await importPages(await t.as('author'), [0, 1, 2].flatMap((copy) => foam.map((p) => ({ ...p, path: `copy${copy}/${p.path}`, title: `${p.title} ${copy}` }))));
+    await t.dataSource.query('VACUUM ANALYZE pages');
+    await t.dataSource.query('VACUUM ANALYZE page_links');
+  });
+  afterAll(() => t?.close());
+
+  it('plans it with index probes, never a scan of pages or of page_links', async () => {
+    const author = await t.as('author');
+    const [{ slug }] = await t.dataSource.query(`SELECT slug FROM pages WHERE deleted_at IS NULL AND NOT is_system ORDER BY slug LIMIT 1`);
+    const runner = t.dataSource.createQueryRunner();
+    const query = vi.spyOn(Object.getPrototypeOf(runner), 'query');
+    await runner.release();
+    let statement: { text: string; values: unknown[] } | undefined;
+    try {
+      const page = (await author.get(`/api/pages/${slug}`).expect(200)).body as { body: string; version: number };
+      await author.put(`/api/pages/${slug}`).send({ body: `${page.body}\n\nOne more line.`, baseVersion: page.version }).expect(200);
+      const call = query.mock.calls.find(([sql]) => typeof sql === 'object' && (sql as { text: string }).text.includes('WITH linking AS MATERIALIZED'));
+      statement = call && { text: (call[0] as { text: string }).text, values: call[1] as unknown[] };
+    } finally {
+      query.mockRestore();
+    }
+    expect(statement).toBeDefined();
+    const plan = await t.dataSource.transaction(async (db) => {
+      await db.query(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`);
+      await db.query(`PREPARE embedders_probe(uuid[], text[]) AS ${statement!.text}`);
+      try {
+        const [{ sql }] = await db.query(`SELECT format('EXPLAIN (FORMAT JSON) EXECUTE embedders_probe(%L::uuid[], %L::text[])', $1::uuid[], $2::text[]) AS sql`, statement!.values);
+        const [row] = await db.query(sql);
+        return (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as PlanNode;
+      } finally {
+        await db.query('DEALLOCATE embedders_probe');
+      }
+    });
+    expect(nodesOf(plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
+    expect(nodesOf(plan).map((n) => n['Index Name'])).toEqual(expect.arrayContaining(['pages_pkey']));
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
