@@ -16,6 +16,12 @@ export async function foamDocsPages(): Promise<ImportPage[]> {
   return pagesOfVault(sources).pages;
 }
 
+/** `copies` copies of the Foam docs, each in a folder of its own and with its titles numbered (`Daily Notes 0`, …). */
+export async function foamDocsCopies(copies: number): Promise<ImportPage[]> {
+  const foam = await foamDocsPages();
+  return Array.from({ length: copies }, (_, copy) => foam.map((p) => ({ ...p, path: `copy${copy}/${p.path}`, title: `${p.title} ${copy}` }))).flat();
+}
+
 /** Imports pages through POST /api/import as an author, in batches. */
 export async function importPages(author: supertest.Agent, pages: ImportPage[]): Promise<void> {
   for (let i = 0; i < pages.length; i += 100) {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Agent } from 'supertest';
+import { nodesOf, planOf, statementSentBy } from '../support/query-plans.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { foamDocsPages, importPages } from './kg-test-helpers.js';
+import { foamDocsCopies, importPages } from './kg-test-helpers.js';
 
 /**
  * What a save costs in statements and in rows rewritten (issue 18 part 5: a save's round trips each wait for a core
@@ -135,9 +136,8 @@ describe('pages: the look-up of a saved page’s embedders probes by key on its 
 
   beforeAll(async () => {
     t = await startTestApp();
-    const foam = await foamDocsPages();
     // Three copies of the Foam docs (258 pages, 1,000 links), with statistics.
-    await importPages(await t.as('author'), [0, 1, 2].flatMap((copy) => foam.map((p) => ({ ...p, path: `copy${copy}/${p.path}`, title: `${p.title} ${copy}` }))));
+    await importPages(await t.as('author'), await foamDocsCopies(3));
     await t.dataSource.query('VACUUM ANALYZE pages');
     await t.dataSource.query('VACUUM ANALYZE page_links');
   });
@@ -146,40 +146,12 @@ describe('pages: the look-up of a saved page’s embedders probes by key on its 
   it('plans it with index probes, never a scan of pages or of page_links', async () => {
     const author = await t.as('author');
     const [{ slug }] = await t.dataSource.query(`SELECT slug FROM pages WHERE deleted_at IS NULL AND NOT is_system ORDER BY slug LIMIT 1`);
-    const runner = t.dataSource.createQueryRunner();
-    const query = vi.spyOn(Object.getPrototypeOf(runner), 'query');
-    await runner.release();
-    let statement: { text: string; values: unknown[] } | undefined;
-    try {
+    const statement = await statementSentBy(t, 'WITH linking AS MATERIALIZED', async () => {
       const page = (await author.get(`/api/pages/${slug}`).expect(200)).body as { body: string; version: number };
       await author.put(`/api/pages/${slug}`).send({ body: `${page.body}\n\nOne more line.`, baseVersion: page.version }).expect(200);
-      const call = query.mock.calls.find(([sql]) => typeof sql === 'object' && (sql as { text: string }).text.includes('WITH linking AS MATERIALIZED'));
-      statement = call && { text: (call[0] as { text: string }).text, values: call[1] as unknown[] };
-    } finally {
-      query.mockRestore();
-    }
-    expect(statement).toBeDefined();
-    const plan = await t.dataSource.transaction(async (db) => {
-      await db.query(`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`);
-      await db.query(`PREPARE embedders_probe(uuid[], text[]) AS ${statement!.text}`);
-      try {
-        const [{ sql }] = await db.query(`SELECT format('EXPLAIN (FORMAT JSON) EXECUTE embedders_probe(%L::uuid[], %L::text[])', $1::uuid[], $2::text[]) AS sql`, statement!.values);
-        const [row] = await db.query(sql);
-        return (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as PlanNode;
-      } finally {
-        await db.query('DEALLOCATE embedders_probe');
-      }
     });
+    const plan = await planOf(t, statement, ['uuid[]', 'text[]']);
     expect(nodesOf(plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
     expect(nodesOf(plan).map((n) => n['Index Name'])).toEqual(expect.arrayContaining(['pages_pkey']));
   });
 });
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];

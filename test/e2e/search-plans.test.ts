@@ -1,37 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SearchRepository } from '../../src/search/search.repository.js';
+import { nodesOf, planOf, statementSentBy, type PlanNode } from '../support/query-plans.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { foamDocsPages, importPages } from './kg-test-helpers.js';
-
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Index Cond'?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
-/**
- * The plan of the prepared statement `run` sends whose text holds `marker`: caught on its way through the data source,
- * then explained with the same values.
- */
-async function planOfStatement(t: TestApp, marker: string, run: () => Promise<void>): Promise<PlanNode> {
-  const query = vi.spyOn(t.dataSource, 'query');
-  let statement: { text: string; values: unknown[] } | undefined;
-  try {
-    await run();
-    const call = query.mock.calls.find(([sql]) => typeof sql === 'object' && String((sql as { text: string }).text).includes(marker));
-    statement = call && { text: (call[0] as unknown as { text: string }).text, values: call[1] as unknown[] };
-  } finally {
-    query.mockRestore();
-  }
-  expect(statement).toBeDefined();
-  const [row] = await t.dataSource.query(`EXPLAIN (FORMAT JSON) ${statement!.text}`, statement!.values);
-  return (typeof row['QUERY PLAN'] === 'string' ? JSON.parse(row['QUERY PLAN']) : row['QUERY PLAN'])[0].Plan as PlanNode;
-}
+import { foamDocsCopies, foamDocsPages, importPages } from './kg-test-helpers.js';
 
 /**
  * How PostgreSQL plans the lexical ranker once the table has statistics (ANALYZE, as autovacuum or a restore gives
@@ -44,19 +15,17 @@ describe('search: the lexical ranker probes a page term by its key once the tabl
 
   beforeAll(async () => {
     t = await startTestApp();
-    const foam = await foamDocsPages();
     // Four copies of the Foam docs (344 pages): common words are on hundreds of pages, as in a real wiki.
-    const pages = [0, 1, 2, 3].flatMap((copy) => foam.map((p) => ({ ...p, path: `copy${copy}/${p.path}`, title: `${p.title} ${copy}` })));
-    await importPages(await t.as('author'), pages);
+    await importPages(await t.as('author'), await foamDocsCopies(4));
     await t.dataSource.query('VACUUM ANALYZE page_search_terms');
   });
   afterAll(() => t?.close());
 
   it.each(['daily notes', 'graph view of my notes', 'templates'])('plans "%s" with index probes by page', async (words) => {
-    const plan = await planOfStatement(t, 'per_term AS MATERIALIZED', async () => {
+    const plan = await planOf(t, await statementSentBy(t, 'per_term AS MATERIALIZED', async () => {
       const result = await t.app.get(SearchRepository).lexicalSearch(words, '', 50);
       expect(result.hits.length).toBeGreaterThan(0);
-    });
+    }));
     const reads = nodesOf(plan).filter((n) => n['Relation Name'] === 'page_search_terms' || n['Index Name']?.startsWith('page_search_terms'));
     expect(reads.length).toBeGreaterThan(0);
     const filteredByPage = reads.filter((n) => /page_id = /.test(n.Filter ?? ''));
@@ -101,18 +70,17 @@ describe('search: result cards read their pages by key, not by a scan of every p
 
   beforeAll(async () => {
     t = await startTestApp();
-    const foam = await foamDocsPages();
-    await importPages(await t.as('author'), [0, 1, 2].flatMap((copy) => foam.map((p) => ({ ...p, path: `copy${copy}/${p.path}`, title: `${p.title} ${copy}` }))));
+    await importPages(await t.as('author'), await foamDocsCopies(3));
     await t.dataSource.query('VACUUM ANALYZE pages');
   });
   afterAll(() => t?.close());
 
   it('plans the cards of a page of results with the pages primary key', async () => {
     const ids: { id: string }[] = await t.dataSource.query(`SELECT id FROM pages ORDER BY slug LIMIT 20`);
-    const plan = await planOfStatement(t, 'wanted AS', async () => {
+    const plan = await planOf(t, await statementSentBy(t, 'wanted AS', async () => {
       const cards = await t.app.get(SearchRepository).pageCards(ids.map((r) => ({ pageId: r.id, chunkId: null })), 'daily notes', false);
       expect(cards).toHaveLength(20);
-    });
+    }));
     const pageReads = nodesOf(plan).filter((n) => n['Relation Name'] === 'pages');
     expect(pageReads.map((n) => n['Node Type'])).not.toContain('Seq Scan');
     expect(pageReads.length).toBeGreaterThan(0);
