@@ -11,6 +11,9 @@ export type NewApiToken = Pick<ApiTokenEntity, 'userId' | 'name' | 'prefix' | 't
 /** All SQL over api_tokens. */
 @Injectable()
 export class ApiTokensRepository {
+  /** findByHash's statement, built from the entities' metadata on first use. */
+  private byHashSql: string | null = null;
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   transaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
@@ -31,12 +34,9 @@ export class ApiTokensRepository {
    * asks, so it is a prepared statement whose row becomes the entities TypeORM would have read.
    */
   async findByHash(tokenHash: string): Promise<ApiTokenEntity | null> {
-    const rows: Record<string, unknown>[] = await preparedQuery(
-      this.dataSource,
-      `SELECT ${entityColumns(this.dataSource, ApiTokenEntity, 't', 't.')}, ${entityColumns(this.dataSource, UserEntity, 'u', 'u.')}
-         FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`,
-      [tokenHash],
-    );
+    this.byHashSql ??= `SELECT ${entityColumns(this.dataSource, ApiTokenEntity, 't', 't.')}, ${entityColumns(this.dataSource, UserEntity, 'u', 'u.')}
+         FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1`;
+    const rows: Record<string, unknown>[] = await preparedQuery(this.dataSource, this.byHashSql, [tokenHash]);
     if (rows.length === 0) return null;
     const db = this.dataSource.manager;
     return db.create(ApiTokenEntity, { ...entityValues(rows[0], 't.'), user: db.create(UserEntity, entityValues(rows[0], 'u.')) });

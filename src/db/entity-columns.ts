@@ -1,6 +1,7 @@
 import type { DataSource, EntityTarget, ObjectLiteral } from 'typeorm';
 
-const lists = new Map<string, string>();
+/** Per entity class, its select lists by table alias and prefix. */
+const lists = new Map<EntityTarget<ObjectLiteral>, Map<string, string>>();
 
 /**
  * The columns TypeORM reads of an entity (those it selects by default), as an SQL select list that names each by its
@@ -9,15 +10,17 @@ const lists = new Map<string, string>();
  * row that holds several, by their prefix). Built once per process for each entity, table alias and prefix.
  */
 export function entityColumns(dataSource: DataSource, entity: EntityTarget<ObjectLiteral>, from = '', prefix = ''): string {
-  const metadata = dataSource.getMetadata(entity);
-  const key = `${metadata.name}\u0000${from}\u0000${prefix}`;
-  let list = lists.get(key);
+  let ofEntity = lists.get(entity);
+  if (!ofEntity) lists.set(entity, (ofEntity = new Map()));
+  const key = `${from}\u0000${prefix}`;
+  let list = ofEntity.get(key);
   if (list === undefined) {
-    list = metadata.columns
-      .filter((column) => column.isSelect)
+    list = dataSource
+      .getMetadata(entity)
+      .columns.filter((column) => column.isSelect)
       .map((column) => `${from ? `${from}.` : ''}${column.databaseName} AS "${prefix}${column.propertyName}"`)
       .join(', ');
-    lists.set(key, list);
+    ofEntity.set(key, list);
   }
   return list;
 }
