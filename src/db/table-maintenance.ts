@@ -19,7 +19,16 @@ export interface TableChore {
   /** `vacuum` also analyzes (VACUUM (ANALYZE)). */
   action: 'vacuum' | 'analyze';
   reason: string;
+  /**
+   * Most of the table is unmaintained: the rows that call for the chore are at least half its live rows, and at least
+   * OVERDUE_ROWS (a fresh import, or long neglect). Its statistics and visibility map then describe little of it, and
+   * every reader pays: the planner guesses, and an index-only scan reads the heap for each row.
+   */
+  overdue: boolean;
 }
+
+/** The fewest rows that make a chore overdue: a small table is cheap to read unmaintained, so it may wait. */
+export const OVERDUE_ROWS = 10_000;
 
 /**
  * PostgreSQL's own autovacuum rule, with its default settings (autovacuum_vacuum_threshold 50, scale factor 0.2;
@@ -31,9 +40,11 @@ export function choresFor(tables: readonly TableActivity[]): TableChore[] {
   const chores: TableChore[] = [];
   for (const t of tables) {
     const live = Math.max(0, t.live);
-    if (t.dead > 50 + 0.2 * live) chores.push({ schema: t.schema, table: t.table, action: 'vacuum', reason: `${t.dead} dead rows of ${live}` });
-    else if (t.insertedSinceVacuum > 1_000 + 0.2 * live) chores.push({ schema: t.schema, table: t.table, action: 'vacuum', reason: `${t.insertedSinceVacuum} rows inserted since its last vacuum` });
-    else if (t.modifiedSinceAnalyze > 50 + 0.1 * live) chores.push({ schema: t.schema, table: t.table, action: 'analyze', reason: `${t.modifiedSinceAnalyze} rows changed since its last analyze` });
+    const chore = (action: TableChore['action'], rows: number, reason: string) =>
+      chores.push({ schema: t.schema, table: t.table, action, reason, overdue: rows >= OVERDUE_ROWS && rows >= live / 2 });
+    if (t.dead > 50 + 0.2 * live) chore('vacuum', t.dead, `${t.dead} dead rows of ${live}`);
+    else if (t.insertedSinceVacuum > 1_000 + 0.2 * live) chore('vacuum', t.insertedSinceVacuum, `${t.insertedSinceVacuum} rows inserted since its last vacuum`);
+    else if (t.modifiedSinceAnalyze > 50 + 0.1 * live) chore('analyze', t.modifiedSinceAnalyze, `${t.modifiedSinceAnalyze} rows changed since its last analyze`);
   }
   return chores;
 }
@@ -78,6 +89,13 @@ export class TableMaintenance {
 
   /** Vacuums or analyzes the tables (of `schemas`) that autovacuum's rule says need it; answers what it did. */
   async run(schemas: readonly string[]): Promise<TableChore[]> {
+    const chores = await this.due(schemas);
+    await this.perform(chores);
+    return chores;
+  }
+
+  /** The chores autovacuum's rule names for the tables of `schemas` (none where the database vacuums by itself). */
+  async due(schemas: readonly string[]): Promise<TableChore[]> {
     if (!(await this.isOwnJob())) return [];
     // The embedded database reports a backend's counters when asked to (there is no other backend to do it for it).
     if (this.config.database.kind === 'embedded') {
@@ -90,8 +108,12 @@ export class TableMaintenance {
          FROM pg_stat_user_tables WHERE schemaname = ANY($1::text[]) ORDER BY schemaname, relname`,
       [schemas],
     );
-    const chores = choresFor(tables);
-    if (chores.length === 0) return chores;
+    return choresFor(tables);
+  }
+
+  /** Vacuums or analyzes as each chore says, one table after another. */
+  async perform(chores: readonly TableChore[]): Promise<void> {
+    if (chores.length === 0) return;
     // One connection for all of them. On a server, paced as autovacuum paces itself (its default cost delay and
     // limit), so that readers keep the database while it works; the embedded database's one connection is everyone's,
     // so there it runs unpaced, to be done soonest.
@@ -111,6 +133,5 @@ export class TableMaintenance {
       if (this.config.database.kind !== 'embedded') await runner.query('RESET vacuum_cost_delay; RESET vacuum_cost_limit').catch(() => undefined);
       await runner.release();
     }
-    return chores;
   }
 }

@@ -365,9 +365,12 @@ export class JobWorker implements BeforeApplicationShutdown {
     if (this.stopping || !options.tables || this.tablesRunning) return;
     this.tablesRunning = true;
     try {
-      if (await this.postponeTables()) return;
-      await this.tables.run(['public', JOB_SCHEMA]);
-      this.tablesPostponedSince = null;
+      const chores = await this.tables.due(['public', JOB_SCHEMA]);
+      // An overdue table (a fresh import) costs every reader more than its paced vacuum does: it is never postponed.
+      const overdue = chores.filter((chore) => chore.overdue);
+      const postponed = overdue.length < chores.length && (await this.postponeTables());
+      await this.tables.perform(postponed ? overdue : chores);
+      if (!postponed) this.tablesPostponedSince = null;
     } catch (error) {
       if (!this.stopping) this.logger.error(`Table maintenance failed: ${(error as Error).message}`);
     } finally {
@@ -378,7 +381,7 @@ export class JobWorker implements BeforeApplicationShutdown {
   /**
    * Readers and jobs first: a worker process leaves the tables for the next round while it runs jobs or the web runs
    * WEB_BUSY_STATEMENTS statements or more, unless it has done so for TABLES_POSTPONED_AT_MOST_MS already. A burst of
-   * extraction is vacuumed after it, when its rows are all written.
+   * extraction is vacuumed after it, when its rows are all written. Overdue tables (TableChore.overdue) are not left.
    */
   private async postponeTables(): Promise<boolean> {
     if (this.config.database.kind !== 'postgres' || this.config.extraction.role !== 'worker') return false;
