@@ -46,6 +46,12 @@ const CO_MENTIONS_OFF = `
       OR (e.origin = 'extracted' AND (sc.s IS NULL OR e.weight IS DISTINCT FROM sc.n::real))`;
 
 const CHECKS: Record<InvariantName, CheckSql> = {
+  // The mark a restore's load commits and its rebuild removes (migration 0033, src/backup/backup.service.ts).
+  restore_finished: () => finding(`
+    SELECT format('the restore of %s (taken %s) loaded at %s and never finished its rebuild: restart the server, or run kurate restore with that archive again, to finish it',
+                  o.file, o.archive_created_at, to_char(o.loaded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')) AS line, o.loaded_at AS ord
+      FROM restore_rebuild_owed o`),
+
   chunk_positions: () => finding(`
     SELECT format('page %s: %s chunks at positions %s…%s, %s distinct', p.slug, b.n, b.lo, b.hi, b.places) AS line, p.slug AS ord
       FROM (SELECT page_id, count(*) AS n, count(DISTINCT position) AS places, min(position) AS lo, max(position) AS hi

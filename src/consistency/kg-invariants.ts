@@ -3,6 +3,7 @@
  * a name (stable: scripts and monitoring key on it), a one-line explanation, and how `--repair` mends it, if it can.
  */
 export const INVARIANT_NAMES = [
+  'restore_finished',
   'chunk_positions',
   'chunk_counts',
   'proposal_support_counts',
@@ -28,6 +29,12 @@ export interface InvariantDefinition {
 }
 
 export const INVARIANTS: readonly InvariantDefinition[] = [
+  {
+    name: 'restore_finished',
+    explanation:
+      'No restore is half done: one whose load committed has rebuilt what derives from it (links, search, the policy’s decisions, extraction). A server finishes an owed rebuild when it starts; one already running when the restore was cut short does not, and the other invariants may fail until it is finished.',
+    repair: null,
+  },
   {
     name: 'chunk_positions',
     explanation: 'A page’s chunks are numbered 0 … n−1, each place once.',

@@ -13,6 +13,7 @@ import { BackupService, RestoreService } from '../../src/backup/backup.service.j
 import { BACKUP_TABLES, DERIVED_TABLES, INSTANCE_TABLES } from '../../src/backup/backup-tables.js';
 import { BackupRepository } from '../../src/backup/backup.repository.js';
 import { loadConfig, type KurateConfig } from '../../src/config/kurate-config.js';
+import { KgConsistencyService } from '../../src/consistency/kg-consistency.service.js';
 import { EMBED_NODES_QUEUE, EXTRACT_PAGE_QUEUE, REEMBED_QUEUE } from '../../src/kg/kg-extraction-queue.service.js';
 import { PagesService } from '../../src/pages/pages.service.js';
 import { pgliteTemplate, pgliteTemplatePath, realPostgresUrl } from '../support/database.js';
@@ -270,6 +271,9 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
     try {
       await restoreKilledAfterLoad(t.app, first);
       const pagesBefore = await rowsOf(t.dataSource, 'pages', ['updated_at']);
+      // The consistency checker names it (this app started before the load: it does not finish it).
+      const owed = (await t.app.get(KgConsistencyService).check()).invariants.find((i) => i.name === 'restore_finished');
+      expect(owed).toMatchObject({ count: 1, examples: [expect.stringMatching(/^the restore of .*\.kbk \(taken .*\) loaded at .* and never finished its rebuild/)] });
       const summary = await t.app.get(RestoreService).restore(first);
       expect(summary.interruptedAt).toEqual(expect.any(String));
       expect(summary.rebuilt.pages).toBe(6);
@@ -277,6 +281,7 @@ describe(`backup and restore: embedded → ${realPostgresUrl() ? 'PostgreSQL' : 
       expect(await rowsOf(t.dataSource, 'pages', ['updated_at'])).toEqual(pagesBefore);
       expect(await derived(t.dataSource)).toEqual(await derived(source.dataSource));
       expect(await leftOwed(t.dataSource)).toEqual({ owed: 0, jobs: summary.rebuilt.extractionJobs });
+      expect((await t.app.get(KgConsistencyService).check()).invariants.find((i) => i.name === 'restore_finished')).toMatchObject({ count: 0, ok: true });
       expect(await query(t.dataSource, `SELECT count(*)::int AS n FROM audit_log WHERE action = 'backup.restore'`)).toEqual([{ n: 1 }]);
       // Finished: the next run is refused again, as for any instance that is not empty.
       await expect(t.app.get(RestoreService).restore(first)).rejects.toThrow(/not empty/);

@@ -223,6 +223,23 @@ describe('kurate kg check: the consistency checker', () => {
     expect(await report()).toMatchObject({ ok: true });
   });
 
+  it('names a restore whose load committed but whose rebuild never finished (a server already running does not finish it)', async () => {
+    await t.dataSource.query(`INSERT INTO restore_rebuild_owed (file, checksum, archive_created_at, loaded_at) VALUES ('wiki.kbk', 'abc', '2026-12-01T10:00:00.000Z', '2026-12-07T06:00:00Z')`);
+    try {
+      const found = await invariant('restore_finished');
+      expect(found).toMatchObject({ count: 1, repairable: false, ok: false });
+      expect(found.examples).toEqual([
+        'the restore of wiki.kbk (taken 2026-12-01T10:00:00.000Z) loaded at 2026-12-07T06:00:00Z and never finished its rebuild: restart the server, or run kurate restore with that archive again, to finish it',
+      ]);
+      // Only the restore itself, or a server's start, may finish it: the repair leaves it.
+      const done = await repair();
+      expect(done.after.invariants.find((i: Invariant) => i.name === 'restore_finished').count).toBe(1);
+    } finally {
+      await t.dataSource.query('DELETE FROM restore_rebuild_owed');
+    }
+    expect(await report()).toMatchObject({ ok: true });
+  });
+
   it('finds an extracted entity that stands on nothing, and the edges that touch it or a merged entity', async () => {
     const orphan = await one(
       `INSERT INTO kg_nodes (signature, name, node_type, origin, created_by) VALUES ('orphan|concept', 'Orphan', 'concept', 'extracted', 'test') RETURNING id::text AS id`,
