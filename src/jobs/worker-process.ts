@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { KurateConfig } from '../config/kurate-config.js';
@@ -40,10 +40,15 @@ export class WorkerProcess implements OnApplicationShutdown {
     // The same program, arguments and Node options (e.g. --max-old-space-size); stdout and stderr are shared.
     // Its own metrics listener, if this process has one, on the next port (two processes cannot share one).
     const metrics = this.config.metrics.port === null ? {} : { KURATE_METRICS_PORT: String(this.config.metrics.port + 1) };
+    // `detached`: a session of its own, and so (where the kernel groups scheduling by session, Linux's autogroup)
+    // a scheduling group of its own, whose priority the worker lowers as it starts (becomeLowPriorityWorker). In the
+    // web process's group, its lower nice made it yield to the web process only: it still took its share from
+    // PostgreSQL's group, whose backends answer the readers' queries. It still ends with this process (IPC).
     const child = fork(process.argv[1], process.argv.slice(2), {
       env: { ...process.env, KURATE_ROLE: 'worker', [WORKER_OF_ENV]: String(process.pid), ...metrics },
       execArgv: process.execArgv,
       stdio: 'inherit',
+      detached: true,
     });
     this.child = child;
     child.on('exit', (code, signal) => {
@@ -101,8 +106,10 @@ export function endWithParent(shutdown: () => (() => Promise<void>) | null): voi
 
 /**
  * In a worker process a web process started: lowers the CPU priority of every thread of this process by `nice`
- * (Linux sets a priority per thread; threads started later inherit it from the main thread). Returns the nice value
- * now in effect, or null when not such a worker.
+ * (Linux sets a priority per thread; threads started later inherit it from the main thread), and that of its
+ * scheduling group (`/proc/self/autogroup`: the session WorkerProcess started it in) to the same nice. Linux shares
+ * the CPU between such groups first, by their nice, and only then between a group's threads: a thread's nice alone
+ * orders it against its own group. Returns the nice value now in effect, or null when not such a worker.
  */
 export function becomeLowPriorityWorker(nice: number): number | null {
   if (!process.env[WORKER_OF_ENV] || !process.send) return null;
@@ -120,5 +127,21 @@ export function becomeLowPriorityWorker(nice: number): number | null {
       // A thread that ended meanwhile.
     }
   }
+  lowerSchedulingGroup(nice);
   return os.getPriority();
+}
+
+/**
+ * The nice of this process's scheduling group (Linux's autogroup, one per session), when it has one of its own and
+ * the kernel uses it: raised by `nice`, never lowered (raising needs no privilege). Nothing where there is none.
+ */
+function lowerSchedulingGroup(nice: number): void {
+  try {
+    const current = /nice (-?\d+)/.exec(readFileSync('/proc/self/autogroup', 'utf8'));
+    if (!current) return;
+    const target = Math.min(19, Number(current[1]) + nice);
+    if (target > Number(current[1])) writeFileSync('/proc/self/autogroup', String(target));
+  } catch {
+    // No autogroup (another kernel, or CONFIG_SCHED_AUTOGROUP off): the threads' nice is what there is.
+  }
 }

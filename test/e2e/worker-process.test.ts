@@ -28,6 +28,22 @@ function niceOf(pid: number): number | null {
   }
 }
 
+/** A process's session (field 6 of /proc/PID/stat). */
+function sessionOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+}
+
+/** A process's scheduling group (Linux's autogroup) and its nice, or null where the kernel has none. */
+function schedulingGroupOf(pid: number): { group: string; nice: number } | null {
+  try {
+    const match = /^(\S+) nice (-?\d+)/.exec(readFileSync(`/proc/${pid}/autogroup`, 'utf8'));
+    return match ? { group: match[1], nice: Number(match[2]) } : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Whether the process still runs (not gone, not a zombie waiting to be reaped). */
 function alive(pid: number): boolean {
   try {
@@ -91,6 +107,22 @@ describe.skipIf(!realPostgresUrl())('the worker process of KURATE_ROLE=all on Po
     expect(workerPid).toBeGreaterThan(0);
     expect(output).toMatch(new RegExp(`Kurate worker is running: process ${workerPid}, started by process ${server.pid}, at nice \\d+`));
     expect(niceOf(workerPid)).toBe(Math.min(19, niceOf(server.pid!)! + 10));
+  });
+
+  it('runs in a session, and so a scheduling group, of its own, whose priority it lowers too', () => {
+    // Linux shares the CPU between scheduling groups first: in the web process's group, the worker's lower nice made
+    // it yield to the web process only, not to the PostgreSQL backends that answer the readers.
+    expect(sessionOf(workerPid)).toBe(workerPid);
+    expect(sessionOf(workerPid)).not.toBe(sessionOf(server.pid!));
+    const web = schedulingGroupOf(server.pid!);
+    const worker = schedulingGroupOf(workerPid);
+    if (!web || !worker) {
+      console.warn('This kernel has no autogroup (/proc/PID/autogroup): only the threads\' nice was checked.');
+      return;
+    }
+    expect(worker.group).not.toBe(web.group);
+    // A new session's group starts at nice 0; the worker raises it by KURATE_WORKER_NICE (10).
+    expect(worker.nice).toBe(10);
   });
 
   it('works the extraction jobs a save queues, and the web process works none itself', async () => {
