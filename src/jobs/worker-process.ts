@@ -132,11 +132,14 @@ export function becomeLowPriorityWorker(nice: number): number | null {
 }
 
 /**
- * The nice of this process's scheduling group (Linux's autogroup, one per session), when it has one of its own and
- * the kernel uses it: raised by `nice`, never lowered (raising needs no privilege). Nothing where there is none.
+ * The nice of this process's scheduling group (Linux's autogroup, one per session), when it leads a session of its own
+ * and the kernel has autogroups: raised by `nice`, never lowered (raising needs no privilege). Nothing otherwise.
  */
 function lowerSchedulingGroup(nice: number): void {
   try {
+    // Only a group of its own: a session this process leads (WorkerProcess forks it detached), never its caller's.
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]) !== process.pid) return;
     const current = /nice (-?\d+)/.exec(readFileSync('/proc/self/autogroup', 'utf8'));
     if (!current) return;
     const target = Math.min(19, Number(current[1]) + nice);
