@@ -139,10 +139,8 @@ export class PagesService {
     const targets = links.map((l) => l.targetKey);
     const keys = sameNames ? { changes: [], reads: [...ownKeys, ...targets] } : { changes: ownKeys, reads: targets };
     return this.write(keys, async (tx) => {
-      const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, tx);
+      const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, input.message ?? '', tx);
       if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, input);
-      const version = input.baseVersion + 1;
-      await this.pages.insertRevision(this.revisionOf(current.id, version, write, actor, input.message ?? ''), tx);
       for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
       // With the same title and names, every link to one of them resolves as it did: nothing to resolve again.
       if (!sameNames) for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
@@ -183,10 +181,8 @@ export class PagesService {
       // The pages whose links are rewritten are locked before this page's row: a rename of one of them, which locks
       // its own row first and then this page (as a page that links to it), queues behind this one.
       const sources = options.rewriteLinks ? await this.links.sourcesLinkingTo(current.id, tx) : [];
-      const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, tx);
+      const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, `Renamed from "${current.title}"`, tx);
       if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
-      await this.pages.insertRevision(
-        this.revisionOf(current.id, current.version + 1, write, actor, `Renamed from "${current.title}"`), tx);
       if (newSlug !== current.slug) {
         await this.pages.addRedirect(current.slug, current.id, tx);
         await this.pages.removeRedirect(newSlug, tx);
@@ -387,11 +383,9 @@ export class PagesService {
       if (body === source.body) continue;
       const write = this.prepare(body, source.title, source.slug);
       // The source's row is locked since it was read (sourcesLinkingTo), so its version still holds.
-      if (!(await this.pages.updateIfVersion(source.id, source.version, write, actor.name, tx))) {
+      if (!(await this.pages.updateIfVersion(source.id, source.version, write, actor.name, `Link to "${page.title}" renamed to "${newTitle}"`, tx))) {
         throw new Error(`The page "${source.slug}" changed while its link was being rewritten, though its row was locked`);
       }
-      await this.pages.insertRevision(
-        this.revisionOf(source.id, source.version + 1, write, actor, `Link to "${page.title}" renamed to "${newTitle}"`), tx);
       await this.links.replaceOutbound(source.id, outboundLinks(write.text), tx);
       await this.saved(source.id, 'updated', tx);
       rewritten.push(source.slug);
