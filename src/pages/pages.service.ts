@@ -10,7 +10,7 @@ import { rewriteWikilinks } from './markdown/link-rewrite.js';
 import { inlineTags, stripComments } from './markdown/obsidian-syntax.js';
 import { pageSlug, slugify } from './markdown/slug.js';
 import { outboundLinks } from './markdown/wikilinks.js';
-import { PageLinksRepository, type LinkKeyTurns, type LinkWrite, type LinkingSource } from './page-links.repository.js';
+import { PageLinksRepository, type LinkKeyTurns, type LinkingSource } from './page-links.repository.js';
 import { PageChangeFeed } from './page-change-feed.js';
 import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
