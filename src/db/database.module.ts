@@ -2,6 +2,7 @@ import { Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import type { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { nextTurn } from '../common/next-turn.js';
 import { DataSource, type DataSourceOptions } from 'typeorm';
 import { KurateConfig } from '../config/kurate-config.js';
 import { applicationNameOf } from './application-names.js';
@@ -54,7 +55,25 @@ export function dataSourceOptions(config: KurateConfig, pglite: PGlite | null): 
     };
   }
   // PGlite is a single backend: one pooled connection, handed to node-postgres in-process.
-  return { ...common, extra: { ...createPgConfig(pglite!), max: 1 } };
+  return { ...common, extra: { ...createPgConfig(yieldingBetweenMessages(pglite!)), max: 1 } };
+}
+
+/**
+ * The embedded database as node-postgres's adapter sees it, with a turn of the event loop before each protocol
+ * message. PGlite runs a statement synchronously in this process and the adapter answers in a microtask, so without
+ * the turn a whole transaction (a save of a large page: 380 ms) ran as one stretch of the main thread, and no other
+ * request was even read until it committed (bench/RESULTS.md, 2026-12-07 09:16). The adapter uses only these two
+ * members of the instance it is given (@electric-sql/pglite/node-postgres), hence the cast.
+ */
+function yieldingBetweenMessages(pglite: PGlite): PGlite {
+  const yielding: Pick<PGlite, 'waitReady' | 'execProtocolStream'> = {
+    waitReady: pglite.waitReady,
+    execProtocolStream: async (message, options) => {
+      await nextTurn();
+      return pglite.execProtocolStream(message, options);
+    },
+  };
+  return yielding as PGlite;
 }
 
 @Module({
