@@ -6,6 +6,7 @@ import { PageRevisionEntity } from './page-revision.entity.js';
 import { PageEntity } from './page.entity.js';
 import { entityColumns } from '../db/entity-columns.js';
 import { preparedQuery } from '../db/prepared-query.js';
+import { SEARCH_TEXT_PART_CHARS, textParts } from './search-text-parts.js';
 
 /** The columns a save writes; the repository derives the search vector from them. */
 export interface PageWrite {
@@ -25,6 +26,11 @@ export interface PageWrite {
   isSystem: boolean;
   linkKeys: string[];
   contentHash: string;
+  /**
+   * The lexemes of a long `text`, turned into lexemes a part at a time (`searchLexemes`); absent or null: the write
+   * turns the text into lexemes itself.
+   */
+  searchLexemes?: string | null;
 }
 
 export interface PageListFilter {
@@ -44,11 +50,14 @@ export interface FullTextHit {
 }
 
 // Titles, aliases and tags whole and by the parts of tokens like `Folder/Name` (kurate_search_names, migration 0011).
-const searchVector = (title: string, tags: string, aliases: string, text: string) => `
+// The page's own text, or its lexemes when they were read apart (a long text: searchLexemes). COALESCE stops at its
+// first value that is not null, also when PostgreSQL folds constants into a plan: to_tsvector then never runs.
+const searchVector = (title: string, tags: string, aliases: string, text: string, lexemes: string) => `
   setweight(to_tsvector('english', kurate_search_names(${title})), 'A') ||
   setweight(to_tsvector('english', kurate_search_names(array_to_string(${aliases}::text[] || ${tags}::text[], ' '))), 'B') ||
-  setweight(to_tsvector('english', ${text}), 'C')`;
-const SEARCH_VECTOR = searchVector('$2', '$7', '$8', '$14');
+  setweight(coalesce(${lexemes}::tsvector, to_tsvector('english', ${text})), 'C')`;
+const SEARCH_VECTOR = searchVector('$2', '$7', '$8', '$14', '$15');
+const SAVED_SEARCH_VECTOR = searchVector('$2', '$7', '$8', '$14', '$18');
 
 /** All SQL over pages, their revisions and redirects. Write methods take the transaction's manager. */
 @Injectable()
@@ -104,7 +113,7 @@ export class PagesRepository {
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${SEARCH_VECTOR}, $13)
        RETURNING id`,
       [page.slug, page.title, page.body, page.frontmatter, page.cluster, page.clusters, page.tags, page.aliases,
-        page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text],
+        page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, page.searchLexemes ?? null],
     );
     return rows[0].id;
   }
@@ -121,7 +130,7 @@ export class PagesRepository {
       `WITH saved AS (
          UPDATE pages SET slug = $1, title = $2, body = $3, frontmatter = $4, cluster = $5, clusters = $6, tags = $7,
                 aliases = $8, page_type = $9, is_system = $10, link_keys = $11, content_hash = $12, updated_by = $13,
-                search = ${SEARCH_VECTOR}, version = version + 1, updated_at = now(),
+                search = ${SAVED_SEARCH_VECTOR}, version = version + 1, updated_at = now(),
                 -- Renamed, or moved to another cluster: the vault's path and cluster line no longer say where it is.
                 vault_path = CASE WHEN title = $2 AND cluster IS NOT DISTINCT FROM $5 THEN vault_path END,
                 vault_cluster = CASE WHEN title = $2 AND cluster IS NOT DISTINCT FROM $5 THEN vault_cluster END
@@ -133,7 +142,7 @@ export class PagesRepository {
        )
        SELECT ${this.pageColumns()} FROM saved`,
       [page.slug, page.title, page.body, page.frontmatter, page.cluster, page.clusters, page.tags, page.aliases,
-        page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, id, baseVersion, message],
+        page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, id, baseVersion, message, page.searchLexemes ?? null],
     );
     return rows.length === 1 ? db.create(PageEntity, rows[0]) : null;
   }
@@ -180,9 +189,26 @@ export class PagesRepository {
   /** A page's derived columns (search vector, link keys) computed again from its parsed source; nothing else moves. */
   async updateDerived(id: string, page: PageWrite, db: EntityManager): Promise<void> {
     await db.query(
-      `UPDATE pages SET link_keys = $5, search = ${searchVector('$1', '$2', '$3', '$4')} WHERE id = $6`,
-      [page.title, page.tags, page.aliases, page.text, page.linkKeys, id],
+      `UPDATE pages SET link_keys = $5, search = ${searchVector('$1', '$2', '$3', '$4', '$7')} WHERE id = $6`,
+      [page.title, page.tags, page.aliases, page.text, page.linkKeys, id, page.searchLexemes ?? null],
     );
+  }
+
+  /**
+   * The lexemes of a long text (a tsvector's text), read a part at a time (SEARCH_TEXT_PART_CHARS), each part in a
+   * statement of its own, then concatenated (`||` moves each part's positions after the previous one's): null for a
+   * text the write can turn into lexemes itself. Run before the write's transaction (inside one, pass its manager as
+   * `db`): on the embedded database, which runs in this process, other requests run between the statements.
+   */
+  async searchLexemes(text: string, db: EntityManager | DataSource = this.dataSource): Promise<string | null> {
+    if (text.length <= 2 * SEARCH_TEXT_PART_CHARS) return null;
+    const parts: string[] = [];
+    for (const part of textParts(text, SEARCH_TEXT_PART_CHARS)) {
+      const rows: { lexemes: string }[] = await preparedQuery(db, `SELECT to_tsvector('english', $1)::text AS lexemes`, [part]);
+      parts.push(rows[0].lexemes);
+    }
+    const joined: { lexemes: string }[] = await db.query(`SELECT (${parts.map((_, i) => `$${i + 1}::tsvector`).join(' || ')})::text AS lexemes`, parts);
+    return joined[0].lexemes;
   }
 
   /** A page's new revision: every save writes one, so a prepared statement. */

@@ -84,6 +84,39 @@ describe('pages: what a save writes', () => {
     expect((await t.http.get('/api/pages/tide-tables/backlinks').expect(200)).body.items.map((b: { slug: string }) => b.slug)).toEqual(['harbour-log']);
   });
 
+  it('turns a long text into lexemes a part at a time, before its transaction, into the vector the whole text gives', async () => {
+    // to_tsvector of a megabyte holds the embedded database, and so the server's main thread, for 130–180 ms
+    // (PagesRepository.searchLexemes). A few thousand distinct words over about 150 KB.
+    const words = Array.from({ length: 3000 }, (_, i) => `lexeme${i.toString(36)}`);
+    const lines = Array.from({ length: 1500 }, (_, i) => `Line ${i} of the ledger: ${words.slice((i * 7) % 2990, ((i * 7) % 2990) + 10).join(' ')}.`);
+    const body = `${lines.join('\n')}\n\nThe last word is zanzibarite.`;
+    const sent = await statementsOf(() => author.post('/api/pages').send({ title: 'Long Ledger', body }).expect(201));
+    const begin = sent.findIndex((s) => /^(START TRANSACTION|BEGIN)/.test(s));
+    const parts = sent.map((s, i) => [s, i] as const).filter(([s]) => s.startsWith("SELECT to_tsvector('english', $1)::text"));
+    expect(parts.length, sent.join('\n')).toBeGreaterThanOrEqual(4);
+    expect(parts.every(([, i]) => i < begin), sent.join('\n')).toBe(true);
+    // The page's write reads none of it again.
+    expect(sent.filter((s) => /INSERT INTO pages/.test(s))[0]).toMatch(/coalesce\(\$15::tsvector, to_tsvector\('english', \$14\)\)/);
+
+    // The same lexemes, each with as many positions, as the whole text turned into lexemes at once (up to the most a
+    // tsvector keeps of one lexeme: 255 at once, 256 when concatenated; the ledger's own words pass it).
+    const [{ same, lexemes }] = (await t.dataSource.query(
+      `WITH stored AS (SELECT u.lexeme, least(cardinality(u.positions), 255) AS n FROM pages p, unnest(ts_filter(p.search, '{c}')) u WHERE p.slug = 'long-ledger'),
+            whole AS (SELECT u.lexeme, least(cardinality(u.positions), 255) AS n FROM unnest(to_tsvector('english', $1)) u)
+       SELECT NOT EXISTS ((SELECT * FROM stored EXCEPT SELECT * FROM whole) UNION ALL (SELECT * FROM whole EXCEPT SELECT * FROM stored)) AS same,
+              (SELECT count(*)::int FROM stored) AS lexemes`,
+      [body],
+    )) as { same: boolean; lexemes: number }[];
+    expect(lexemes).toBeGreaterThan(3000);
+    expect(same).toBe(true);
+    // Its words are found, the last one too, also after an edit (the UPDATE concatenates the parts as well).
+    const slugsFor = async (q: string) => ((await t.http.get('/api/search').query({ q }).expect(200)).body.hits as { slug: string }[]).map((h) => h.slug);
+    expect(await slugsFor('zanzibarite')).toContain('long-ledger');
+    const edited = await author.put('/api/pages/long-ledger').send({ body: `${body} Then quillwort.`, baseVersion: 1 }).expect(200);
+    expect(edited.body.version).toBe(2);
+    expect(await slugsFor('quillwort')).toContain('long-ledger');
+  });
+
   it('sends its statements as prepared statements, each planned once for all saves, not again on every save', async () => {
     // A save's statements took longer to parse and plan than to run (bench/RESULTS.md, 2026-12-07).
     const created = await author.post('/api/pages').send({ title: 'Buoy Colours', body: 'Red to port. See [[Tide Tables]] and [[Harbour Log]].' }).expect(201);
