@@ -70,7 +70,15 @@ function yieldingBetweenMessages(pglite: PGlite): PGlite {
     waitReady: pglite.waitReady,
     execProtocolStream: async (message, options) => {
       await nextTurn();
-      return pglite.execProtocolStream(message, options);
+      // Closed during the turn, or closing (the server stopping, after the pool ended the connection that sent the
+      // message): no one waits for the answer, and PGlite cannot give one.
+      if (pglite.closed) return [];
+      try {
+        return await pglite.execProtocolStream(message, options);
+      } catch (error) {
+        if (pglite.closed) return [];
+        throw error;
+      }
     },
   };
   return yielding as PGlite;

@@ -112,7 +112,7 @@ export class PagesService {
     const write = this.prepare(input.body, input.title);
     const analysis = await this.markdown.saveAnalysis(write.markdown);
     const { links } = analysis;
-    write.searchLexemes = await this.pages.searchLexemes(write.text);
+    write.searchLexemes = await this.searchLexemes(write.text);
     return this.write({ changes: write.linkKeys, reads: links.map((l) => l.targetKey) }, async (tx) => {
       await this.assertSlugFree(write.slug, tx);
       const id = await this.pages.insert(write, actor.name, tx);
@@ -130,7 +130,7 @@ export class PagesService {
     if (write.contentHash === current.contentHash) return { page: current, changed: false };
     const analysis = await this.markdown.saveAnalysis(write.markdown);
     const { links } = analysis;
-    write.searchLexemes = await this.pages.searchLexemes(write.text);
+    write.searchLexemes = await this.searchLexemes(write.text);
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
     // The same title and names: no link elsewhere resolves or reads differently, so only this page, the pages it
     // links to (before or now: their backlinks) and the pages that embed it change for readers, and the page caches
@@ -177,7 +177,7 @@ export class PagesService {
     const body = frontmatter.title !== undefined ? replaceFrontmatterTitle(current.body, title) : current.body;
     const write = this.prepare(body, title, newSlug);
     write.title = title;
-    write.searchLexemes = await this.pages.searchLexemes(write.text);
+    write.searchLexemes = await this.searchLexemes(write.text);
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
     return this.write({ changes: ownKeys, reads: [] }, async (tx) => {
       if (newSlug !== current.slug) await this.assertSlugFree(newSlug, tx);
@@ -276,7 +276,7 @@ export class PagesService {
             continue;
           }
           write.title = page.title;
-          write.searchLexemes = await this.pages.searchLexemes(write.text, tx);
+          write.searchLexemes = await this.searchLexemes(write.text, tx);
           const links = outboundLinks(write.text);
           await this.pages.updateDerived(page.id, write, tx);
           await this.links.replaceOutbound(page.id, links, tx);
@@ -329,6 +329,15 @@ export class PagesService {
     }
     this.changeFeed.committed(changed);
     return result;
+  }
+
+  /** A long text's search lexemes (PagesRepository.searchLexemes); too many distinct words is the 422 a write gives. */
+  private async searchLexemes(text: string, db?: EntityManager): Promise<string | null> {
+    try {
+      return await this.pages.searchLexemes(text, db);
+    } catch (error) {
+      throw sqlStateOf(error) === PROGRAM_LIMIT_EXCEEDED ? tooManyWords() : error;
+    }
   }
 
   /** Parses and validates a page's source; throws a 400 (naming the line) before anything is written. */
@@ -386,7 +395,7 @@ export class PagesService {
       const body = rewriteWikilinks(source.body, new Set(page.linkKeys), newTitle);
       if (body === source.body) continue;
       const write = this.prepare(body, source.title, source.slug);
-      write.searchLexemes = await this.pages.searchLexemes(write.text, tx);
+      write.searchLexemes = await this.searchLexemes(write.text, tx);
       // The source's row is locked since it was read (sourcesLinkingTo), so its version still holds.
       if (!(await this.pages.updateIfVersion(source.id, source.version, write, actor.name, `Link to "${page.title}" renamed to "${newTitle}"`, tx))) {
         throw new Error(`The page "${source.slug}" changed while its link was being rewritten, though its row was locked`);
