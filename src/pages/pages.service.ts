@@ -26,8 +26,12 @@ const MAX_WRITE_ATTEMPTS = 3;
 /** PostgreSQL's "program limit exceeded": the one a page's text reaches is a search vector over 1 MB. */
 const PROGRAM_LIMIT_EXCEEDED = '54000';
 
-/** A page with more distinct words than PostgreSQL's search vector holds (about 100,000): a 422, nothing saved. */
-function tooManyWords(): DomainException {
+/**
+ * `error`, or, when it is PostgreSQL's program limit (a page with more distinct words than its search vector holds,
+ * about 100,000), the 422 that says so: nothing is saved.
+ */
+function orTooManyWords(error: unknown): unknown {
+  if (sqlStateOf(error) !== PROGRAM_LIMIT_EXCEEDED) return error;
   return new DomainException(
     DomainErrorCode.TooComplex,
     'The page has more distinct words than the search index can hold for one page (PostgreSQL keeps at most 1 MB of it). Nothing was saved; split the text into several pages.',
@@ -305,7 +309,7 @@ export class PagesService {
     try {
       return await againOnConflict(MAX_WRITE_ATTEMPTS, () => this.writeOnce(linkKeys, work, touchedPages));
     } catch (error) {
-      throw sqlStateOf(error) === PROGRAM_LIMIT_EXCEEDED ? tooManyWords() : error;
+      throw orTooManyWords(error);
     }
   }
 
@@ -336,7 +340,7 @@ export class PagesService {
     try {
       return await this.pages.searchLexemes(text, db);
     } catch (error) {
-      throw sqlStateOf(error) === PROGRAM_LIMIT_EXCEEDED ? tooManyWords() : error;
+      throw orTooManyWords(error);
     }
   }
 
