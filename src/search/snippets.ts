@@ -50,27 +50,37 @@ function sentencesOfMarkdown(markdown: string): readonly string[] {
 }
 
 /**
- * Finished snippets, kept by the reader's words and the card's text: the same question shows the same pages, and
- * marking their sentences was a quarter of the database's time under a mixed load (bench/RESULTS.md, 2026-12-05).
+ * Finished snippets, kept by the card's text and then the reader's words: the same question shows the same pages,
+ * and marking their sentences was a quarter of the database's time under a mixed load (bench/RESULTS.md, 2026-12-05).
  * A snippet is a function of the two (and of PostgreSQL's English stemming), so an entry is never wrong, only
- * evicted; an edited page is a new text. Bounded by characters held, like the sentences.
+ * evicted; an edited page is a new text. Bounded by characters held, like the sentences. The text is the outer key
+ * (not the two joined into one string): joining copied the whole page for every card of every search, and hashing
+ * a text found again costs nothing more.
  */
 const SNIPPET_CACHE_CHARS = 8_000_000;
-const snippetCache = new LRUCache<string, string>({
+const snippetCache = new LRUCache<string, Map<string, string>>({
   maxSize: SNIPPET_CACHE_CHARS,
-  sizeCalculation: (snippet, key) => Math.max(1, key.length + snippet.length),
+  sizeCalculation: (byWords, text) => {
+    let size = text.length;
+    for (const [words, snippet] of byWords) size += words.length + snippet.length;
+    return Math.max(1, size);
+  },
 });
-
-const snippetKey = (markdown: string, words: string) => `${words}\u0000${markdown}`;
+// One text keeps the snippets of at most this many different questions; the oldest gives way.
+const SNIPPETS_PER_TEXT = 32;
 
 /** The snippet of this text for these words, when one was made before (undefined: make it). */
 export function cachedSnippet(markdown: string, words: string): string | undefined {
-  return snippetCache.get(snippetKey(markdown, words));
+  return snippetCache.get(markdown)?.get(words);
 }
 
 /** Keeps a snippet made for this text and these words (a text of over a quarter of the cache is not kept). */
 export function keepSnippet(markdown: string, words: string, snippet: string): void {
-  if (markdown.length < SNIPPET_CACHE_CHARS / 4) snippetCache.set(snippetKey(markdown, words), snippet);
+  if (markdown.length >= SNIPPET_CACHE_CHARS / 4) return;
+  const byWords = snippetCache.get(markdown) ?? new Map<string, string>();
+  if (byWords.size >= SNIPPETS_PER_TEXT && !byWords.has(words)) byWords.delete(byWords.keys().next().value!);
+  byWords.set(words, snippet);
+  snippetCache.set(markdown, byWords); // again, so that the cache counts the new size
 }
 
 /** A card's text as sentences, with the ones worth ranking against the reader's words. */
