@@ -1,7 +1,7 @@
 import type { Env, MarkdownIt, StateCore, Token } from 'markdown-it';
 import { isAttachmentTarget } from '../../extractors/attachments.js';
 import type { TrustedHtmlEnv, TrustedHtmlSlots } from './trusted-html.js';
-import { createMarkdownParser, wikilinkOf } from './wikilinks.js';
+import { referenceTokens, wikilinkOf } from './wikilinks.js';
 
 /** A stored file a reference reached (src/attachments/ resolves them; the renderer only prints them). */
 export interface ResolvedFile {
@@ -70,7 +70,6 @@ export function embedKindOf(mediaType: string): FileEmbedKind {
   return 'card';
 }
 
-const refParser = createMarkdownParser();
 
 /** A reference to what may be a file: the normalised target, and for a wikilink the target as written. */
 export interface FileReference {
@@ -81,8 +80,13 @@ export interface FileReference {
 
 /** Every file reference in a page body (wikilinks and embeds, images, Markdown links), in document order, with repeats. */
 export function extractFileReferences(markdownBody: string): FileReference[] {
+  return fileReferencesIn(referenceTokens(markdownBody));
+}
+
+/** The file references of tokens from `referenceTokens` (wikilinks.ts), in document order, with repeats. */
+export function fileReferencesIn(blocks: Token[]): FileReference[] {
   const references: FileReference[] = [];
-  for (const block of refParser.parse(markdownBody, {})) {
+  for (const block of blocks) {
     for (const token of block.children ?? []) {
       const reference = referenceOf(token);
       if (reference) references.push(reference);
@@ -93,7 +97,11 @@ export function extractFileReferences(markdownBody: string): FileReference[] {
 
 /** Every file a page body references, distinct, in document order. */
 export function extractFileTargets(markdownBody: string): string[] {
-  return [...new Set(extractFileReferences(markdownBody).map((reference) => reference.target))];
+  return distinctFileTargets(extractFileReferences(markdownBody));
+}
+
+export function distinctFileTargets(references: FileReference[]): string[] {
+  return [...new Set(references.map((reference) => reference.target))];
 }
 
 function referenceOf(token: Token): FileReference | null {

@@ -1,6 +1,6 @@
-import { extractFileReferences, extractFileTargets, type FileReference, type ResolvedFile } from './file-embeds.js';
+import { distinctFileTargets, fileReferencesIn, type FileReference, type ResolvedFile } from './file-embeds.js';
 import { stripComments } from './obsidian-syntax.js';
-import { distinctTargets, embedKeysOf, extractLinks, type BodyLink } from './wikilinks.js';
+import { distinctTargets, embedKeysOf, linksIn, referenceTokens, type BodyLink } from './wikilinks.js';
 import type { MarkdownRenderer, RenderedMarkdown, ResolvedTarget } from './markdown-renderer.js';
 import { MAX_EMBEDDED_CHARS, startTransclusion, type EmbeddedPage } from './transclusion.js';
 
@@ -47,7 +47,8 @@ export interface MarkdownReferences {
 }
 
 export function referencesOf(markdown: string): MarkdownReferences {
-  return { linkKeys: [...new Set(extractLinks(markdown).map((link) => link.key))], fileTargets: extractFileTargets(markdown) };
+  const tokens = referenceTokens(markdown);
+  return { linkKeys: [...new Set(linksIn(tokens).map((link) => link.key))], fileTargets: distinctFileTargets(fileReferencesIn(tokens)) };
 }
 
 /** What a save reads from a page's Markdown (its frontmatter parsed and validated already): its links and its files. */
@@ -62,8 +63,11 @@ export interface SaveAnalysis {
 
 /** `markdown`: the page's source without its frontmatter (the save has parsed that already). */
 export function saveAnalysisOf(markdown: string): SaveAnalysis {
-  const parsed = extractLinks(stripComments(markdown));
-  return { links: distinctTargets(parsed), embedKeys: embedKeysOf(parsed), fileReferences: extractFileReferences(markdown) };
+  // Files are read from the source as written, links without its comments: one parse serves both unless it has any.
+  const tokens = referenceTokens(markdown);
+  const withoutComments = stripComments(markdown);
+  const parsed = linksIn(withoutComments === markdown ? tokens : referenceTokens(withoutComments));
+  return { links: distinctTargets(parsed), embedKeys: embedKeysOf(parsed), fileReferences: fileReferencesIn(tokens) };
 }
 
 /** One piece of work for a Markdown worker thread. */

@@ -109,12 +109,25 @@ function linkText(tokens: Token[], openIdx: number): string {
   return text;
 }
 
-const linkParser = createMarkdownParser();
+const referenceParser = createMarkdownParser();
+
+/**
+ * A Markdown body's tokens as the link and file readers need them (block tokens with their inline children). One
+ * parse serves both {@link linksIn} and `fileReferencesIn` (file-embeds.ts): a save reads its links and its files.
+ */
+export function referenceTokens(markdownBody: string): Token[] {
+  return referenceParser.parse(markdownBody, {});
+}
 
 /** Every page link in a Markdown body, in document order with duplicates; code spans and blocks are skipped. */
 export function extractLinks(markdownBody: string): ParsedLink[] {
+  return linksIn(referenceTokens(markdownBody));
+}
+
+/** The page links of tokens from {@link referenceTokens}, in document order with duplicates. */
+export function linksIn(blocks: Token[]): ParsedLink[] {
   const links: ParsedLink[] = [];
-  for (const block of linkParser.parse(markdownBody, {})) {
+  for (const block of blocks) {
     const children = block.children ?? [];
     children.forEach((token, idx) => {
       const link =
