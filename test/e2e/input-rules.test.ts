@@ -1,8 +1,7 @@
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { getMetadataStorage } from 'class-validator';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_INPUT_DEPTH } from '../../src/common/input-rules.js';
+import { concreteRoute, probesOf } from '../support/route-probes.js';
 import { appRoutes, type AppRoute } from '../support/routes.js';
 import { csrfTokenIn, someIp, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -16,47 +15,6 @@ import { csrfTokenIn, someIp, startTestApp, type TestApp, type TestUser } from '
 
 const NUL = 'a\u0000b';
 const LONE_SURROGATE = 'a\ud800b';
-const PARAM = 5;
-const QUERY = 4;
-const BODY = 3;
-
-type Arg = { index: number; data?: string };
-
-/** The DTO properties class-validator knows for a class (the app validates every DTO with it). */
-function dtoFields(type: unknown): string[] {
-  if (typeof type !== 'function' || [String, Number, Boolean, Object, Array].includes(type as never)) return [];
-  return [...new Set(getMetadataStorage().getTargetValidationMetadatas(type as new () => object, '', true, false).map((m) => m.propertyName))];
-}
-
-interface Probe {
-  where: 'param' | 'query' | 'body';
-  field: string;
-}
-
-function probesOf(route: AppRoute, everyField: string[]): Probe[] {
-  const probes: Probe[] = [...route.path.matchAll(/:(\w+)/g)].map((m) => ({ where: 'param', field: m[1] }));
-  if (!route.controller || !route.methodName) return probes;
-  const args = Object.entries((Reflect.getMetadata(ROUTE_ARGS_METADATA, route.controller, route.methodName) ?? {}) as Record<string, Arg>);
-  const types = (Reflect.getMetadata('design:paramtypes', route.controller.prototype, route.methodName) ?? []) as unknown[];
-  for (const [key, arg] of args) {
-    const kind = Number(key.split(':')[0]);
-    if (kind !== QUERY && kind !== BODY) continue;
-    const where = kind === QUERY ? 'query' : 'body';
-    if (arg.data) probes.push({ where, field: arg.data });
-    else {
-      const fields = dtoFields(types[arg.index]);
-      // A handler that reads its body itself (a web form): every field name any DTO has.
-      for (const field of fields.length > 0 || where === 'query' ? fields : everyField) probes.push({ where, field });
-    }
-  }
-  return probes;
-}
-
-function concrete(path: string, nulParam: string | null): string {
-  return path.replace(/:(\w+)/g, (_m, name: string) =>
-    name === nulParam ? encodeURIComponent(NUL) : name === 'id' ? '00000000-0000-4000-8000-000000000000' : name === 'version' ? '1' : 'nul-walk');
-}
-
 describe('bad input never gets a 500: NUL everywhere, JSON nested deep', () => {
   let t: TestApp;
   let admin: TestUser;
@@ -86,7 +44,7 @@ describe('bad input never gets a 500: NUL everywhere, JSON nested deep', () => {
     let probed = 0;
     for (const route of routes) {
       for (const probe of probesOf(route, everyField)) {
-        const path = concrete(route.path, probe.where === 'param' ? probe.field : null);
+        const path = concreteRoute(route.path, probe.where === 'param' ? { name: probe.field, value: NUL } : null);
         const method = route.method.toLowerCase() as 'get';
         // A fresh client address per request: the login throttle counts per address and would answer 429 first.
         let request = http[method](path).set('Authorization', `Bearer ${admin.token}`).set('Accept', 'application/json').set('X-Forwarded-For', someIp());
@@ -116,7 +74,7 @@ describe('bad input never gets a 500: NUL everywhere, JSON nested deep', () => {
       if (route.method === 'GET') continue;
       for (const probe of probesOf(route, everyField).filter((p) => p.where === 'body')) {
         const method = route.method.toLowerCase() as 'post';
-        const res = await http[method](concrete(route.path, null)).set('Authorization', `Bearer ${admin.token}`).set('Accept', 'application/json')
+        const res = await http[method](concreteRoute(route.path, null)).set('Authorization', `Bearer ${admin.token}`).set('Accept', 'application/json')
           .set('X-Forwarded-For', someIp()).send({ [probe.field]: LONE_SURROGATE });
         probed++;
         const what = `${route.method} ${route.path} (${route.handler}) body ${probe.field}`;
