@@ -54,8 +54,8 @@ function sentencesOfMarkdown(markdown: string): readonly string[] {
  * and marking their sentences was a quarter of the database's time under a mixed load (bench/RESULTS.md, 2026-12-05).
  * A snippet is a function of the two (and of PostgreSQL's English stemming), so an entry is never wrong, only
  * evicted; an edited page is a new text. Bounded by characters held, like the sentences. The text is the outer key
- * (not the two joined into one string): joining copied the whole page for every card of every search, and hashing
- * a text found again costs nothing more.
+ * (not the two joined into one string): joining copied the whole page for every card of every search; looking the
+ * text up only reads it. Setting an entry again after adding a snippet makes the cache count its new size.
  */
 const SNIPPET_CACHE_CHARS = 8_000_000;
 const snippetCache = new LRUCache<string, Map<string, string>>({
@@ -80,7 +80,7 @@ export function keepSnippet(markdown: string, words: string, snippet: string): v
   const byWords = snippetCache.get(markdown) ?? new Map<string, string>();
   if (byWords.size >= SNIPPETS_PER_TEXT && !byWords.has(words)) byWords.delete(byWords.keys().next().value!);
   byWords.set(words, snippet);
-  snippetCache.set(markdown, byWords); // again, so that the cache counts the new size
+  snippetCache.set(markdown, byWords);
 }
 
 /** A card's text as sentences, with the ones worth ranking against the reader's words. */

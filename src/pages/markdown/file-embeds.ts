@@ -70,7 +70,6 @@ export function embedKindOf(mediaType: string): FileEmbedKind {
   return 'card';
 }
 
-
 /** A reference to what may be a file: the normalised target, and for a wikilink the target as written. */
 export interface FileReference {
   target: string;
