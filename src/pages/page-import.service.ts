@@ -109,8 +109,7 @@ export class PageImportService {
     const { path } = input;
     const origin = vaultOriginOf(input);
     if (!current) {
-      const page = await this.pages.create({ title: input.title, body: input.body, message }, actor);
-      await this.pages.recordVaultOrigin(page, origin);
+      await this.pages.create({ title: input.title, body: input.body, message }, actor, origin);
       return { path, slug, status: 'created' };
     }
     if (current.body === input.body && current.title === title) {

@@ -105,17 +105,31 @@ export class PagesRepository {
   }
 
   /** Inserts a new page; an old slug that redirected elsewhere becomes the new page's own (its redirect goes). */
-  async insert(page: PageWrite, actor: string, db: EntityManager): Promise<string> {
-    const rows: { id: string }[] = await db.query(
-      `WITH freed AS (DELETE FROM page_redirects WHERE old_slug = $1)
-       INSERT INTO pages (slug, title, body, frontmatter, cluster, clusters, tags, aliases, page_type, is_system,
-                          link_keys, content_hash, created_by, search, updated_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${SEARCH_VECTOR}, $13)
-       RETURNING id`,
+  /**
+   * Creates a page with its first revision in one statement, and answers it as written. `vault`: where an imported
+   * page lives in its vault (migration 0023), written with it; a page that came from that path before forgets it, as
+   * {@link setVaultOrigin} does.
+   */
+  async insert(page: PageWrite, actor: string, message: string, db: EntityManager, vault: { path: string | null; cluster: string | null } | null = null): Promise<PageEntity> {
+    const rows: Record<string, unknown>[] = await db.query(
+      `WITH freed AS (DELETE FROM page_redirects WHERE old_slug = $1),
+            forgotten AS (
+              UPDATE pages SET vault_path = NULL, vault_cluster = NULL
+               WHERE $17::text IS NOT NULL AND vault_path IS NOT NULL AND lower(vault_path) = lower($17::text)),
+            created AS (
+              INSERT INTO pages (slug, title, body, frontmatter, cluster, clusters, tags, aliases, page_type, is_system,
+                                 link_keys, content_hash, created_by, search, updated_by, vault_path, vault_cluster)
+              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${SEARCH_VECTOR}, $13, $17, $18)
+              RETURNING *),
+            revision AS (
+              INSERT INTO page_revisions (page_id, version, slug, title, body, content_hash, author, message)
+              SELECT c.id, c.version, c.slug, c.title, c.body, c.content_hash, $13, $16 FROM created c)
+       SELECT ${this.pageColumns()} FROM created`,
       [page.slug, page.title, page.body, page.frontmatter, page.cluster, page.clusters, page.tags, page.aliases,
-        page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, page.searchLexemes ?? null],
+        page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, page.searchLexemes ?? null,
+        message, vault?.path ?? null, vault?.cluster ?? null],
     );
-    return rows[0].id;
+    return db.create(PageEntity, rows[0]);
   }
 
   /**
@@ -212,14 +226,6 @@ export class PagesRepository {
   }
 
   /** A page's new revision: every save writes one, so a prepared statement. */
-  async insertRevision(revision: Omit<PageRevisionEntity, 'id' | 'createdAt' | 'page'>, db: EntityManager): Promise<void> {
-    await preparedQuery(
-      db,
-      `INSERT INTO page_revisions (page_id, version, slug, title, body, content_hash, author, message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [revision.pageId, revision.version, revision.slug, revision.title, revision.body, revision.contentHash, revision.author, revision.message],
-    );
-  }
-
   /** Moves a live page to the trash; false when it is not live (trashed by another request since it was read). */
   async markDeleted(id: string, actor: string, db: EntityManager): Promise<boolean> {
     const result = await db.update(PageEntity, { id, deletedAt: IsNull() }, { deletedAt: () => 'now()', deletedBy: actor });

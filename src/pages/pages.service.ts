@@ -112,18 +112,19 @@ export class PagesService {
     return this.pages.allTags();
   }
 
-  async create(input: CreatePageInput, actor: Actor): Promise<PageEntity> {
+  /** `vaultOrigin`: where an imported page lives in its vault, recorded with it (see {@link recordVaultOrigin}). */
+  async create(input: CreatePageInput, actor: Actor, vaultOrigin: VaultOrigin | null = null): Promise<PageEntity> {
     const write = this.prepare(input.body, input.title);
     const analysis = await this.markdown.saveAnalysis(write.markdown);
     const { links } = analysis;
     write.searchLexemes = await this.searchLexemes(write.text);
     return this.write({ changes: write.linkKeys, reads: links.map((l) => l.targetKey) }, async (tx) => {
       await this.assertSlugFree(write.slug, tx);
-      const id = await this.pages.insert(write, actor.name, tx);
-      await this.pages.insertRevision(this.revisionOf(id, 1, write, actor, input.message ?? 'Created'), tx);
-      await this.links.insertOutbound(id, links, tx);
-      await this.links.reresolve(id, write.linkKeys, tx);
-      return this.saved(id, 'created', tx, undefined, { write, analysis });
+      const page = await this.pages.insert(write, actor.name, input.message ?? 'Created', tx, vaultOrigin);
+      await this.links.insertOutbound(page.id, links, tx);
+      // Other pages' links that now reach this one; nothing here writes this page's row again.
+      await this.links.reresolve(page.id, write.linkKeys, tx);
+      return this.saved(page, 'created', tx, undefined, { write, analysis });
     });
   }
 
@@ -391,8 +392,6 @@ export class PagesService {
     return page;
   }
 
-
-
   private async rewriteIncoming(page: PageEntity, sources: readonly LinkingSource[], newTitle: string, actor: Actor, tx: EntityManager): Promise<string[]> {
     const rewritten: string[] = [];
     for (const source of sources) {
@@ -431,10 +430,6 @@ export class PagesService {
       `Someone saved "${current.title}" (version ${current.version}) after you started editing version ${input.baseVersion}. Your text was not saved; merge it with theirs and save again.`,
       { currentVersion: current.version, currentBody: current.body, updatedBy: current.updatedBy, yourBody: input.body, baseVersion: input.baseVersion },
     );
-  }
-
-  private revisionOf(pageId: string, version: number, write: PageWrite, actor: Actor, message: string) {
-    return { pageId, version, slug: write.slug, title: write.title, body: write.body, contentHash: write.contentHash, author: actor.name, message };
   }
 }
 
