@@ -35,16 +35,18 @@ export class PageImportService {
     // So does a file whose path another file of the batch has (export would write both to one file).
     const pathBySlug = new Map<string, string>();
     const paths = new Set<string>();
-    // One query finds which of the batch's pages exist already (a file whose title cannot be read fails later, alone).
-    const existing = await this.pages.findLiveMany(batch.flatMap((input) => {
+    // Each file's title, read once (its frontmatter's YAML parsed): an error is that file's failure, later, alone.
+    const titles = batch.map((input): { title: string } | { error: unknown } => {
       try {
-        return [pageSlug(effectiveTitle(input))];
-      } catch {
-        return [];
+        return { title: effectiveTitle(input) };
+      } catch (error) {
+        return { error };
       }
-    }));
+    });
+    // One query finds which of the batch's pages exist already.
+    const existing = await this.pages.findLiveMany(titles.flatMap((read) => ('title' in read ? [pageSlug(read.title)] : [])));
     const results: ImportPageResult[] = [];
-    for (const input of batch) results.push(await this.importOne(input, actor, pathBySlug, paths, existing));
+    for (const [i, input] of batch.entries()) results.push(await this.importOne(input, titles[i], actor, pathBySlug, paths, existing));
     const counts = countByStatus(results);
     if (counts.created + counts.updated > 0) {
       await this.audit.record(actor, 'page.import', 'pages', { ...counts }, origin.ip);
@@ -66,11 +68,19 @@ export class PageImportService {
     return { pages, resolvedLinks: links.resolved, brokenLinks: links.broken, wantedPages: wanted.total, orphans: orphans.total };
   }
 
-  private async importOne(input: ImportPageDto, actor: Actor, pathBySlug: Map<string, string>, paths: Set<string>, existing: Map<string, PageEntity>): Promise<ImportPageResult> {
+  private async importOne(
+    input: ImportPageDto,
+    read: { title: string } | { error: unknown },
+    actor: Actor,
+    pathBySlug: Map<string, string>,
+    paths: Set<string>,
+    existing: Map<string, PageEntity>,
+  ): Promise<ImportPageResult> {
     const { path } = input;
     let slug = '';
     try {
-      const title = effectiveTitle(input);
+      if ('error' in read) throw read.error;
+      const { title } = read;
       slug = pageSlug(title);
       if (!slug) throw new DomainException(DomainErrorCode.InvalidInput, `The title "${title}" needs at least one letter or digit.`);
       // PostgreSQL text cannot hold U+0000; such a file is almost always binary data saved with a .md name.
