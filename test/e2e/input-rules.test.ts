@@ -1,9 +1,9 @@
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_INPUT_DEPTH } from '../../src/common/input-rules.js';
-import { concreteRoute, probesOf } from '../support/route-probes.js';
-import { appRoutes, type AppRoute } from '../support/routes.js';
-import { csrfTokenIn, someIp, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { concreteRoute, probesOf, startInputWalk } from '../support/route-probes.js';
+import type { AppRoute } from '../support/routes.js';
+import { csrfTokenIn, someIp, type TestApp, type TestUser } from '../support/test-app.js';
 
 /**
  * THE NUL WALK. PostgreSQL text cannot hold U+0000, so a NUL that reached a query was a 500. Every route the running
@@ -22,12 +22,7 @@ describe('bad input never gets a 500: NUL everywhere, JSON nested deep', () => {
   let everyField: string[];
 
   beforeAll(async () => {
-    t = await startTestApp();
-    admin = await t.user('admin');
-    const author = await t.as('author');
-    await author.post('/api/pages').send({ title: 'Nul Walk', body: 'A page for the walk.' }).expect(201);
-    routes = appRoutes(t.app).filter((r) => r.controller !== null);
-    everyField = [...new Set(routes.flatMap((r) => probesOf(r, []).filter((p) => p.where === 'body').map((p) => p.field)))].sort();
+    ({ t, admin, routes, everyField } = await startInputWalk());
   });
   afterAll(() => t?.close());
 

@@ -1,8 +1,7 @@
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { concreteRoute, probesOf } from '../support/route-probes.js';
-import { appRoutes, type AppRoute } from '../support/routes.js';
-import { someIp, startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { concreteRoute, probesOf, startInputWalk, type InputWalk } from '../support/route-probes.js';
+import { someIp } from '../support/test-app.js';
 
 /**
  * THE TYPE WALK. The NUL walk (input-rules.test.ts) sends bad text; this one sends a value of the wrong kind to every
@@ -36,22 +35,14 @@ const PARAM_VALUES: [string, string][] = [
 ];
 
 describe('bad input never gets a 500: a value of the wrong kind in any input', () => {
-  let t: TestApp;
-  let admin: TestUser;
-  let routes: AppRoute[];
-  let everyField: string[];
-
+  let walk: InputWalk | undefined;
   beforeAll(async () => {
-    t = await startTestApp();
-    admin = await t.user('admin');
-    const author = await t.as('author');
-    await author.post('/api/pages').send({ title: 'Nul Walk', body: 'A page for the walk.' }).expect(201);
-    routes = appRoutes(t.app).filter((r) => r.controller !== null);
-    everyField = [...new Set(routes.flatMap((r) => probesOf(r, []).filter((p) => p.where === 'body').map((p) => p.field)))].sort();
+    walk = await startInputWalk();
   });
-  afterAll(() => t?.close());
+  afterAll(() => walk?.t.close());
 
   it('answers every wrong kind of value in every input with a 2xx, 3xx or 4xx, never a 5xx', async () => {
+    const { t, admin, routes, everyField } = walk!;
     const failures: string[] = [];
     const http = supertest(t.app.getHttpServer());
     let probed = 0;

@@ -1,6 +1,7 @@
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { getMetadataStorage } from 'class-validator';
-import type { AppRoute } from './routes.js';
+import { appRoutes, type AppRoute } from './routes.js';
+import { startTestApp, type TestApp, type TestUser } from './test-app.js';
 
 /**
  * What a route takes from a request, read from the running application rather than listed by hand: its path
@@ -51,4 +52,24 @@ export function probesOf(route: AppRoute, everyField: string[]): Probe[] {
 export function concreteRoute(path: string, bad: { name: string; value: string } | null): string {
   return path.replace(/:(\w+)/g, (_m, name: string) =>
     name === bad?.name ? encodeURIComponent(bad.value) : name === 'id' ? '00000000-0000-4000-8000-000000000000' : name === 'version' ? '1' : 'nul-walk');
+}
+
+export interface InputWalk {
+  t: TestApp;
+  admin: TestUser;
+  /** The routes of Nest's controllers. */
+  routes: AppRoute[];
+  /** Every body field any route's DTO declares, sorted. */
+  everyField: string[];
+}
+
+/** A fresh app with one page (`/page/nul-walk`), an admin to send as, and the routes and fields to walk. */
+export async function startInputWalk(): Promise<InputWalk> {
+  const t = await startTestApp();
+  const admin = await t.user('admin');
+  const author = await t.as('author');
+  await author.post('/api/pages').send({ title: 'Nul Walk', body: 'A page for the walk.' }).expect(201);
+  const routes = appRoutes(t.app).filter((r) => r.controller !== null);
+  const everyField = [...new Set(routes.flatMap((r) => probesOf(r, []).filter((p) => p.where === 'body').map((p) => p.field)))].sort();
+  return { t, admin, routes, everyField };
 }
