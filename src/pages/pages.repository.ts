@@ -106,11 +106,12 @@ export class PagesRepository {
 
   /** Inserts a new page; an old slug that redirected elsewhere becomes the new page's own (its redirect goes). */
   /**
-   * Creates a page with its first revision in one statement, and answers it as written. `vault`: where an imported
-   * page lives in its vault (migration 0023), written with it; a page that came from that path before forgets it, as
-   * {@link setVaultOrigin} does.
+   * Creates a page with its first revision in one statement, and answers it as written; null when a page (live or in
+   * the trash) has the slug, and nothing is written (the caller's transaction undoes the other CTEs). `vault`: where
+   * an imported page lives in its vault (migration 0023), written with it; a page that came from that path before
+   * forgets it, as {@link setVaultOrigin} does.
    */
-  async insert(page: PageWrite, actor: string, message: string, db: EntityManager, vault: { path: string | null; cluster: string | null } | null = null): Promise<PageEntity> {
+  async insert(page: PageWrite, actor: string, message: string, db: EntityManager, vault: { path: string | null; cluster: string | null } | null = null): Promise<PageEntity | null> {
     const rows: Record<string, unknown>[] = await db.query(
       `WITH freed AS (DELETE FROM page_redirects WHERE old_slug = $1),
             forgotten AS (
@@ -120,6 +121,7 @@ export class PagesRepository {
               INSERT INTO pages (slug, title, body, frontmatter, cluster, clusters, tags, aliases, page_type, is_system,
                                  link_keys, content_hash, created_by, search, updated_by, vault_path, vault_cluster)
               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, ${SEARCH_VECTOR}, $13, $17, $18)
+              ON CONFLICT (slug) DO NOTHING
               RETURNING *),
             revision AS (
               INSERT INTO page_revisions (page_id, version, slug, title, body, content_hash, author, message)
@@ -129,7 +131,7 @@ export class PagesRepository {
         page.pageType, page.isSystem, page.linkKeys, page.contentHash, actor, page.text, page.searchLexemes ?? null,
         message, vault?.path ?? null, vault?.cluster ?? null],
     );
-    return db.create(PageEntity, rows[0]);
+    return rows.length === 1 ? db.create(PageEntity, rows[0]) : null;
   }
 
   /**

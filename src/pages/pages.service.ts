@@ -119,8 +119,9 @@ export class PagesService {
     const { links } = analysis;
     write.searchLexemes = await this.searchLexemes(write.text);
     return this.write({ changes: write.linkKeys, reads: links.map((l) => l.targetKey) }, async (tx) => {
-      await this.assertSlugFree(write.slug, tx);
+      // The slug's unique index decides whether it is free; only a taken one is read, for the message.
       const page = await this.pages.insert(write, actor.name, input.message ?? 'Created', tx, vaultOrigin);
+      if (!page) throw (await this.slugTaken(write.slug, tx)) ?? new DomainException(DomainErrorCode.SlugTaken, `A page "${write.title}" was being created at the same moment; try again.`, { slug: write.slug });
       await this.links.insertOutbound(page.id, links, tx);
       // Other pages' links that now reach this one; nothing here writes this page's row again.
       await this.links.reresolve(page.id, write.linkKeys, tx);
@@ -411,12 +412,18 @@ export class PagesService {
   }
 
   private async assertSlugFree(slug: string, tx: EntityManager): Promise<void> {
+    const taken = await this.slugTaken(slug, tx);
+    if (taken) throw taken;
+  }
+
+  /** Why a new page cannot have this slug (a live page has it, or one in the trash), or null when none has it. */
+  private async slugTaken(slug: string, tx: EntityManager): Promise<DomainException | null> {
     const existing = await this.pages.findBySlug(slug, tx);
-    if (!existing) return;
+    if (!existing) return null;
     if (existing.deletedAt) {
-      throw new DomainException(DomainErrorCode.PageInTrash, `A page "${existing.title}" with this name is in the trash: restore it or choose another title.`, { slug });
+      return new DomainException(DomainErrorCode.PageInTrash, `A page "${existing.title}" with this name is in the trash: restore it or choose another title.`, { slug });
     }
-    throw new DomainException(DomainErrorCode.SlugTaken, `A page named "${existing.title}" already exists.`, { slug });
+    return new DomainException(DomainErrorCode.SlugTaken, `A page named "${existing.title}" already exists.`, { slug });
   }
 
   /** Why a write of the version read missed its row: the page went to the trash meanwhile (404), or was saved (409). */

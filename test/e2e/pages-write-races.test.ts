@@ -187,6 +187,24 @@ describe('page writes that race each other', () => {
     expect(backlinks.sort()).toEqual(['hub-linker-a', 'hub-linker-b']);
   });
 
+  it('two creates of one title at once: one 201, one 409 naming the page that exists; one page, one revision', async () => {
+    const author = await t.as('author');
+    const title = 'Create Race';
+    // Both look for the slug's lock; the second finds the page the first created (the slug's unique index decides).
+    const gate = await holdLock(t.dataSource, `SELECT ${lockKeySql(LINK_KEY_LOCKS, '$1')}`, [linkKey(title)]);
+    const creates = ['first', 'second'].map((word) => author.post('/api/pages').send({ title, body: `The ${word} text.` }).then((r) => r));
+    if (ON_POSTGRES) await waitFor('both creates to queue', async () => (await gate.waiting()) >= 2);
+    await gate.release();
+    const answers = await Promise.all(creates);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect(answers.find((r) => r.status === 409)!.body.message).toBe('A page named "Create Race" already exists.');
+    const [{ pages, revisions }] = await t.dataSource.query(
+      `SELECT (SELECT count(*) FROM pages WHERE slug = 'create-race')::int AS pages,
+              (SELECT count(*) FROM page_revisions r JOIN pages p ON p.id = r.page_id WHERE p.slug = 'create-race')::int AS revisions`,
+    );
+    expect({ pages, revisions }).toEqual({ pages: 1, revisions: 1 });
+  });
+
   it('two imports of one new page at once: one creates it, the other finds it there (unchanged, or updated when its text differs), none fails', async () => {
     const author = await t.as('author');
     for (const [second, expected] of [['Same text.', 'unchanged'], ['Other text.', 'updated']] as const) {
