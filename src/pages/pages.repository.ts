@@ -104,12 +104,12 @@ export class PagesRepository {
     return page && !page.deletedAt ? page.slug : null;
   }
 
-  /** Inserts a new page; an old slug that redirected elsewhere becomes the new page's own (its redirect goes). */
   /**
    * Creates a page with its first revision in one statement, and answers it as written; null when a page (live or in
-   * the trash) has the slug, and nothing is written (the caller's transaction undoes the other CTEs). `vault`: where
-   * an imported page lives in its vault (migration 0023), written with it; a page that came from that path before
-   * forgets it, as {@link setVaultOrigin} does.
+   * the trash) has the slug, and nothing is written (the caller's transaction undoes the other CTEs). An old slug that
+   * redirected elsewhere becomes the new page's own (its redirect goes). `vault`: where an imported page lives in its
+   * vault (migration 0023), written with it; a page that came from that path before forgets it, as
+   * {@link setVaultOrigin} does.
    */
   async insert(page: PageWrite, actor: string, message: string, db: EntityManager, vault: { path: string | null; cluster: string | null } | null = null): Promise<PageEntity | null> {
     const rows: Record<string, unknown>[] = await db.query(
