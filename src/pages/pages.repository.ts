@@ -227,7 +227,6 @@ export class PagesRepository {
     return joined[0].lexemes;
   }
 
-  /** A page's new revision: every save writes one, so a prepared statement. */
   /** Moves a live page to the trash; false when it is not live (trashed by another request since it was read). */
   async markDeleted(id: string, actor: string, db: EntityManager): Promise<boolean> {
     const result = await db.update(PageEntity, { id, deletedAt: IsNull() }, { deletedAt: () => 'now()', deletedBy: actor });

@@ -142,9 +142,11 @@ export type ObsidianEnv = TrustedHtmlEnv;
 // (the Content-Security-Policy allows none). trust: false keeps \href, \htmlClass and the like out.
 const KATEX_OPTIONS: katex.KatexOptions = { output: 'mathml', throwOnError: false, trust: false, strict: 'ignore', maxSize: 20, maxExpand: 200 };
 
-const TAG = /^#([\p{L}\p{N}_\-/]*[\p{L}_\-/][\p{L}\p{N}_\-/]*)/u;
+// A tag's name: letters, digits, `_`, `-` and `/`, with at least one that is not a digit (`#123` is no tag).
+const TAG_NAME = String.raw`[\p{L}\p{N}_\-/]*[\p{L}_\-/][\p{L}\p{N}_\-/]*`;
+const TAG = new RegExp(`^#(${TAG_NAME})`, 'u');
 /** Where TAG could match: a superset of the tags a text holds (the tag rule also asks what precedes the `#`). */
-const MAYBE_TAG = /#[\p{L}\p{N}_\-/]*[\p{L}_\-/]/u;
+const MAYBE_TAG = new RegExp(`#${TAG_NAME}`, 'u');
 const BLOCK_ID = /(?:^|\s)\^([A-Za-z0-9-]+)\s*$/;
 const ONLY_BLOCK_ID = /^\s*\^([A-Za-z0-9-]+)\s*$/;
 
