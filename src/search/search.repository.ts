@@ -81,10 +81,12 @@ export function withoutJit<T>(dataSource: DataSource, sql: string, params: unkno
 
 /**
  * The page holds none of the `-excluded` words (the `unwanted` CTE): one primary-key probe per unwanted word, driven
- * by that (usually empty) list. Written as a join, PostgreSQL read every term of every candidate page instead.
+ * by that (usually empty) list. Written as a join, PostgreSQL read every term of every candidate page instead; and
+ * without the `OFFSET 0` fence it turned the inner EXISTS into a hash of every term of every page (a sequential scan
+ * of page_search_terms, 60 ms a search with a `-word` at 1,000 pages, against 10 without).
  */
 function withoutUnwanted(pageId: string): string {
-  return `NOT EXISTS (SELECT 1 FROM unwanted u WHERE EXISTS (SELECT 1 FROM page_search_terms nx WHERE nx.page_id = ${pageId} AND nx.lexeme = u.lexeme))`;
+  return `NOT EXISTS (SELECT 1 FROM unwanted u WHERE EXISTS (SELECT 1 FROM page_search_terms nx WHERE nx.page_id = ${pageId} AND nx.lexeme = u.lexeme OFFSET 0))`;
 }
 
 /** The SQL condition on page alias `p` for these filters, its parameters numbered from `first`. */

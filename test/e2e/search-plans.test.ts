@@ -32,6 +32,21 @@ describe('search: the lexical ranker probes a page term by its key once the tabl
     expect(filteredByPage.map((n) => `${n['Node Type']} ${n['Index Name'] ?? ''}: ${n['Index Cond'] ?? ''} / filter ${n.Filter}`)).toEqual([]);
   });
 
+  // A `-word` keeps out the pages that hold it: one probe per candidate page and unwanted word. Unfenced, PostgreSQL
+  // hashed every term of every page for it (a sequential scan of page_search_terms, six times the search's time).
+  it.each(['daily notes -graph', 'templates -daily -notes'])('plans "%s" without reading every page\'s terms', async (query) => {
+    const [words, ...unwanted] = query.split(' -');
+    const statement = await statementSentBy(t, 'per_term AS MATERIALIZED', async () => {
+      const result = await t.app.get(SearchRepository).lexicalSearch(words, unwanted.join(' '), 50);
+      expect(result.hits.length).toBeGreaterThan(0);
+    });
+    const generic = ['text', 'text', 'int', 'float8', 'float8', 'float8', 'float8', 'int', 'jsonb'];
+    for (const plan of [await planOf(t, statement), await planOf(t, statement, generic)]) {
+      const scans = nodesOf(plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
+      expect(scans).not.toContain('page_search_terms');
+    }
+  });
+
   // Each term's head holds its highest-impact pages (300 by default, 40 here so that common words overflow it at 344
   // pages); a word in more pages than that is probed for the candidates outside its head. Whichever way a term's
   // frequency is read, a hit's score is its full BM25 over every query term, and the hits are the same.
