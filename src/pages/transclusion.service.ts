@@ -102,27 +102,36 @@ export class TransclusionService {
     let keys = page.linkKeys;
     for (let depth = 0; depth < MAX_TRANSCLUSION_DEPTH && changed.length > 0; depth++) {
       const embedders = (await this.repository.embeddersOf(changed, keys, tx)).filter((row) => !done.has(row.id));
-      for (const row of embedders) await this.refreshOne(row, tx, done);
-      changed = embedders.map((row) => row.id);
+      const transcluding: string[] = [];
+      for (const row of embedders) if (await this.refreshOne(row, tx, done)) transcluding.push(row.id);
+      // Only a page that embeds pages carries what it embeds on to the pages that embed it.
+      changed = transcluding;
       keys = [];
     }
     return [...done];
   }
 
-  private async refreshOne(page: { id: string; slug: string; version: number; body: string }, tx: EntityManager, done: Set<string>, own?: { markdown: string; embedKeys: string[] }): Promise<void> {
+  /**
+   * Sets the page's transcluded words; false when it embeds no page (nothing to set). A page other than the one saved
+   * (`own` absent) whose `![[` embeds no page at all (a syntax example in a code block, say) is left as it is: its
+   * own save stored its search vector without transcluded words, and nothing another page does changes that.
+   */
+  private async refreshOne(page: { id: string; slug: string; version: number; body: string }, tx: EntityManager, done: Set<string>, own?: { markdown: string; embedKeys: string[] }): Promise<boolean> {
     const { id, slug, body } = page;
     done.add(id);
     // A body without `![[` embeds nothing, and its frontmatter need not be parsed to know it (most saves).
-    if (!body.includes('![[')) return;
+    if (!body.includes('![[')) return false;
     // A page version's Markdown and embeds: from the save that wrote it, else parsed once per version (an embedder
     // refreshed after each save of a page it embeds is parsed once, not at every save).
     const { markdown, embeds } = own ? { markdown: own.markdown, embeds: own.embedKeys } : this.parse(page);
+    if (!own && embeds.length === 0) return false;
     const context = await this.context(slug, markdown, tx, embeds);
-    if (!context && !markdown.includes('![[')) return;
+    if (!context && !markdown.includes('![[')) return false;
     // Nothing transcluded (its embeds are files, or pages that are gone): the stored words are cleared, and the page's
     // own text need not be read to tell which words are new.
     const words = context ? distinctWords(transcludedText(slug, markdown, context.transclusion, (link) => context.resolved.get(link.key)?.slug ?? null), plainText(markdown)) : '';
     await this.repository.setTranscludedText(id, words, tx);
+    return embeds.length > 0;
   }
 }
 
