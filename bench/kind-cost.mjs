@@ -19,6 +19,7 @@ import pg from 'pg';
 import argon2 from 'argon2';
 import { BENCH_ADMIN_EMAIL, logIn } from './lib/auth.mjs';
 import { freePort, waitForHttp, startChild, stopChild } from './lib/procs.mjs';
+import { serverNodeFlags } from './lib/server-flags.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const { values: opt } = parseArgs({
@@ -55,7 +56,7 @@ delete env.KURATE_DATA_DIR;
 const hookPort = opt.plans ? await freePort() : null;
 if (hookPort) env.KURATE_BENCH_HOOK_PORT = String(hookPort);
 const hookArgs = hookPort ? ['--import', path.join(BENCH_DIR, 'server-hook.mjs')] : [];
-const server = startChild('kurate', process.execPath, [...hookArgs, ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${opt.profile}`] : []), path.join(root, 'dist/main.js')], { cwd: root, env });
+const server = startChild('kurate', process.execPath, [...serverNodeFlags(root), ...hookArgs, ...(opt.profile ? ['--cpu-prof', `--cpu-prof-dir=${opt.profile}`] : []), path.join(root, 'dist/main.js')], { cwd: root, env });
 const base = `http://127.0.0.1:${port}`;
 await waitForHttp(server, `${base}/health`, 120_000);
 const auth = await logIn(base, BENCH_ADMIN_EMAIL, PASSWORD);

@@ -22,6 +22,7 @@ import { backendPids, busyShare, childPids, cpuWindow, machineInfo, reniceAutogr
 import { freePort, killAllNow, startChild, stopAll, stopChild, waitForHttp } from './lib/procs.mjs';
 import { summarise } from './profile-summary.mjs';
 import { BENCH_ADMIN_EMAIL, benchAdminPassword, logIn } from './lib/auth.mjs';
+import { serverNodeFlags } from './lib/server-flags.mjs';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(BENCH_DIR, '..');
@@ -201,7 +202,7 @@ async function startKurate(kind, tmp) {
   const hookPort = await freePort();
   env.KURATE_BENCH_HOOK_PORT = String(hookPort);
   env.KURATE_BENCH_PROFILE_DIR = profileDir;
-  const args = ['--import', pathToImport(path.join(BENCH_DIR, 'server-hook.mjs')), path.join(ROOT, 'dist/main.js')];
+  const args = [...serverNodeFlags(ROOT), '--import', pathToImport(path.join(BENCH_DIR, 'server-hook.mjs')), path.join(ROOT, 'dist/main.js')];
   const record = startChild(`kurate-${kind}`, process.execPath, args, { cwd: ROOT, env });
   const base = `http://127.0.0.1:${port}`;
   const started = Date.now();

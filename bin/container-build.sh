@@ -30,7 +30,7 @@ case "${1:-}" in
     node dist/migrate.js
     ;;
   start)
-    exec node dist/main.js
+    exec node --max-semi-space-size=64 dist/main.js
     ;;
   health)
     health
@@ -43,7 +43,7 @@ case "${1:-}" in
     "$0" migrate
     export PORT="${PORT:-3999}" KURATE_ROLE="${KURATE_ROLE:-all}"
     log="$(mktemp)"
-    node dist/main.js >"$log" 2>&1 &
+    node --max-semi-space-size=64 dist/main.js >"$log" 2>&1 &
     server=$!
     trap 'kill "$server" 2>/dev/null || true; rm -f "$log"' EXIT
     for _ in $(seq 1 240); do
