@@ -118,9 +118,9 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     }
     const source = extractionSourceOf(page, event.text);
     // The wiki's word statistics cover every live page, included or not: they describe its language, not its facts.
-    await this.repository.replacePageTerms(page.id, termCounts(source.markdown), tx);
+    // The page's extraction state comes with them (one statement), read whether or not the policy includes the page.
+    const state = await this.repository.replaceTermsReadingState(page.id, termCounts(source.markdown), tx);
     if (!(event.kgIncluded ?? (await this.policy.isPageIncluded(page.id, tx)))) return;
-    const state = await this.repository.extractionState(page.id, tx);
     const trigger: ExtractionTrigger = { kind: 'save', previousSourceHash: state.record || !state.hasChunks ? null : await this.previousSourceHash(page.id, page.version, tx) };
     if (!needsExtraction(state, source, this.embeddings.model, trigger)) {
       if (state.record) await this.repository.touchExtractionRecord(page.id, page.contentHash, tx);

@@ -68,6 +68,10 @@ describe('pages: what a save writes', () => {
     const pageWrites = sent.filter((s) => /\bUPDATE pages SET slug\b/.test(s) || /\bINSERT INTO page_revisions\b/.test(s));
     expect(pageWrites, sent.join('\n')).toHaveLength(1);
     expect(pageWrites[0]).toMatch(/INSERT INTO page_revisions/);
+    // The page's word counts are written, and its extraction state read, by one statement.
+    const extractionData = sent.filter((s) => /\bkg_page_terms\b/.test(s) || /\bkg_page_extractions\b/.test(s));
+    expect(extractionData, sent.join('\n')).toHaveLength(1);
+    expect(extractionData[0]).toMatch(/INSERT INTO kg_page_terms .* FROM \(SELECT 1\) one LEFT JOIN kg_page_extractions/);
     const history = (await t.dataSource.query(
       `SELECT r.version, r.author, r.message, r.body = p.body AS same FROM page_revisions r JOIN pages p ON p.id = r.page_id WHERE p.slug = 'harbour-log' ORDER BY r.version`,
     )) as { version: number; author: string; message: string; same: boolean }[];
