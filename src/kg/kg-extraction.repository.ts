@@ -674,7 +674,6 @@ export class KgExtractionRepository {
     await preparedQuery(tx, 'UPDATE kg_page_extractions SET page_content_hash = $2 WHERE page_id = $1 AND page_content_hash <> $2', [pageId, pageContentHash]);
   }
 
-
   /** The source of the page's previous version (title and full text), for pages whose rows predate any record. */
   async previousVersion(pageId: string, version: number, tx: EntityManager): Promise<{ title: string; body: string } | null> {
     if (version <= 1) return null;

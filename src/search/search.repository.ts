@@ -359,7 +359,7 @@ export class SearchRepository {
             links AS MATERIALIZED (
               SELECT DISTINCT l.from_page_id, l.resolved_page_id FROM unnest((SELECT $1::uuid[])) AS f(id)
                CROSS JOIN LATERAL (SELECT l.from_page_id, l.resolved_page_id FROM page_links l WHERE l.from_page_id = f.id OFFSET 0) l
-               CROSS JOIN LATERAL (SELECT * FROM pages p WHERE p.id = l.resolved_page_id OFFSET 0) p
+               CROSS JOIN LATERAL (SELECT p.deleted_at, p.clusters, p.tags, p.page_type FROM pages p WHERE p.id = l.resolved_page_id OFFSET 0) p
                WHERE l.resolved_page_id <> l.from_page_id AND p.deleted_at IS NULL AND ${filter.sql})
        SELECT l.from_page_id AS "fromId", l.resolved_page_id AS "toId",
               (SELECT count(DISTINCT i.from_page_id) FROM page_links i WHERE i.resolved_page_id = l.resolved_page_id)::int AS inlinks,

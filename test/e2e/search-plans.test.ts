@@ -117,6 +117,13 @@ describe('search: result cards and the best hits\' links read their pages by key
       const links = await t.app.get(SearchRepository).linksFrom(hubs, {}, 'daily notes');
       expect(links).toHaveLength(18);
     });
+    // The filters read the targets' own cluster, tags and type.
+    const [{ cluster }] = await t.dataSource.query(`SELECT cluster FROM pages WHERE title = ANY($1::text[]) AND cluster IS NOT NULL ORDER BY slug LIMIT 1`, [targets.map((x) => x.title)]);
+    const inCluster = await t.app.get(SearchRepository).linksFrom(hubs, { cluster }, 'daily notes');
+    expect(inCluster.length).toBeGreaterThan(0);
+    const clusters: { cluster: string }[] = await t.dataSource.query(`SELECT cluster FROM pages WHERE id = ANY($1::uuid[])`, [inCluster.map((l) => l.toId)]);
+    expect(new Set(clusters.map((c) => c.cluster))).toEqual(new Set([cluster]));
+    expect(await t.app.get(SearchRepository).linksFrom(hubs, { cluster, tag: 'no-such-tag', type: 'no-such-type' }, 'daily notes')).toEqual([]);
     for (const plan of [await planOf(t, statement), await planOf(t, statement, ['uuid[]', 'text', 'text'])]) {
       const scans = nodesOf(plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name']);
       expect(scans).not.toContain('page_links');
