@@ -455,10 +455,7 @@ export class KgExtractionRepository {
    * same order.
    */
   async replacePageTerms(pageId: string, counts: TermCounts | null, tx: EntityManager | DataSource = this.dataSource): Promise<void> {
-    if (!counts || counts.size === 0) {
-      await tx.query('DELETE FROM kg_page_terms WHERE page_id = $1', [pageId]);
-      return;
-    }
+    // No counts: the statement's `gone` deletes every row of the page and nothing is inserted.
     await preparedQuery(tx, `WITH ${TERMS_REPLACED} SELECT 1`, termsParams(pageId, counts));
   }
 
@@ -468,7 +465,7 @@ export class KgExtractionRepository {
    * (an empty page) leave the page none.
    */
   async replaceTermsReadingState(pageId: string, counts: TermCounts | null, tx: EntityManager): Promise<ExtractionState> {
-    return stateOf(await preparedQuery(tx, `WITH ${TERMS_REPLACED} ${EXTRACTION_STATE}`, termsParams(pageId, counts ?? new Map())));
+    return stateOf(await preparedQuery(tx, `WITH ${TERMS_REPLACED} ${EXTRACTION_STATE}`, termsParams(pageId, counts)));
   }
 
   /**
@@ -715,7 +712,8 @@ const TERMS_REPLACED = `fresh AS MATERIALIZED (SELECT t.term, t.lower, t.capital
                     ORDER BY f.term
                   ON CONFLICT (page_id, term) DO UPDATE SET lower = EXCLUDED.lower, capitalised = EXCLUDED.capitalised)`;
 
-function termsParams(pageId: string, counts: TermCounts): unknown[] {
+function termsParams(pageId: string, counts: TermCounts | null): unknown[] {
+  if (!counts) return [pageId, [], [], []];
   const terms = [...counts.keys()];
   return [pageId, terms, terms.map((t) => counts.get(t)!.lower), terms.map((t) => counts.get(t)!.capitalised)];
 }
