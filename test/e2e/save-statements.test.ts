@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from 'supertest';
-import { nodesOf, planOf, statementSentBy } from '../support/query-plans.js';
+import { nodesOf, planOf, statementSentBy, statementsSentBy } from '../support/query-plans.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { foamDocsCopies, importPages } from './kg-test-helpers.js';
 
@@ -21,19 +21,9 @@ describe('pages: what a save writes', () => {
   });
   afterAll(() => t?.close());
 
-  /** Every statement the app sends while `work` runs (all go through a query runner: pool, transactions, TypeORM finds). */
-  async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
-    const runner = t.dataSource.createQueryRunner();
-    const query = vi.spyOn(Object.getPrototypeOf(runner), 'query');
-    await runner.release();
-    try {
-      await work();
-      // A prepared statement is passed as node-postgres's query config ({ name, text }).
-      return query.mock.calls.map(([sql]) => (typeof sql === 'string' ? sql : (sql as { text: string }).text).replace(/\s+/g, ' ').trim());
-    } finally {
-      query.mockRestore();
-    }
-  }
+  /** Every statement the app sends while `work` runs, its whitespace folded. */
+  const statementsOf = async (work: () => Promise<unknown>): Promise<string[]> =>
+    (await statementsSentBy(t, work)).map((s) => s.text.replace(/\s+/g, ' ').trim());
 
   const linkRows = async (slug: string) =>
     (await t.dataSource.query(

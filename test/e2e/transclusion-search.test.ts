@@ -1,5 +1,6 @@
 import type supertest from 'supertest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statementsSentBy } from '../support/query-plans.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /**
@@ -32,17 +33,10 @@ describe('transclusion: an edit reaches the search vectors of the pages that emb
     expect(await transcluded(almanac.slug)).toContain('zanzibar');
     expect(await transcluded(guide.slug)).toBe('');
 
-    // Every statement the save sends, caught on its way through any query runner.
-    const runner = t.dataSource.createQueryRunner();
-    const query = vi.spyOn(Object.getPrototypeOf(runner), 'query');
-    await runner.release();
-    let texts: string[];
-    try {
-      await author.put(`/api/pages/${pear.slug}`).send({ body: '---\ntitle: Pear notes\n---\nPears ripen in the quixotic autumn.\n', baseVersion: pear.version }).expect(200);
-      texts = query.mock.calls.map(([sql]) => (typeof sql === 'object' ? String((sql as { text: string }).text) : String(sql)));
-    } finally {
-      query.mockRestore();
-    }
+    // Every statement the save sends.
+    const texts = (await statementsSentBy(t, () =>
+      author.put(`/api/pages/${pear.slug}`).send({ body: '---\ntitle: Pear notes\n---\nPears ripen in the quixotic autumn.\n', baseVersion: pear.version }).expect(200),
+    )).map((s) => s.text);
     // The digest and the almanac: one refresh each; the guide none.
     expect(texts.filter((text) => text.includes("ts_filter(search, '{a,b,c}')"))).toHaveLength(2);
 

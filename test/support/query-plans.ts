@@ -21,24 +21,30 @@ export interface SentStatement {
 }
 
 /**
- * The first prepared statement whose text holds `marker` among those `run` makes the app send, caught on its way
- * through any of its query runners (the data source's own queries, transactions and TypeORM's finds all take one).
+ * Every statement the app sends while `run` runs, in order, caught on its way through any of its query runners (the
+ * data source's own queries, transactions and TypeORM's finds all take one). `prepared`: sent as a prepared statement
+ * (node-postgres's query config, `{ name, text }`).
  */
-export async function statementSentBy(t: TestApp, marker: string, run: () => Promise<unknown>): Promise<SentStatement> {
+export async function statementsSentBy(t: TestApp, run: () => Promise<unknown>): Promise<(SentStatement & { prepared: boolean })[]> {
   const runner = t.dataSource.createQueryRunner();
   const query = vi.spyOn(Object.getPrototypeOf(runner), 'query');
   await runner.release();
-  let statement: SentStatement | undefined;
   try {
     await run();
-    // A prepared statement is passed as node-postgres's query config ({ name, text }).
-    const call = query.mock.calls.find(([sql]) => typeof sql === 'object' && String((sql as { text: string }).text).includes(marker));
-    statement = call && { text: (call[0] as { text: string }).text, values: (call[1] ?? []) as unknown[] };
+    return query.mock.calls.map(([sql, values]) => {
+      const prepared = typeof sql === 'object';
+      return { text: prepared ? String((sql as { text: string }).text) : String(sql), values: (values ?? []) as unknown[], prepared };
+    });
   } finally {
     query.mockRestore();
   }
-  expect(statement, `no statement holding "${marker}" was sent`).toBeDefined();
-  return statement!;
+}
+
+/** The first prepared statement whose text holds `marker` among those `run` makes the app send. */
+export async function statementSentBy(t: TestApp, marker: string, run: () => Promise<unknown>): Promise<SentStatement> {
+  const found = (await statementsSentBy(t, run)).find((s) => s.prepared && s.text.includes(marker));
+  expect(found, `no statement holding "${marker}" was sent`).toBeDefined();
+  return { text: found!.text, values: found!.values };
 }
 
 const planOfRow = (row: Record<string, unknown>): PlanNode =>
