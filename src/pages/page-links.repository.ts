@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { lockKeysSql } from '../db/advisory-locks.js';
+import { SHARE_PAGE_DECISION_GATE_SQL } from '../db/page-decision-gate.js';
 import { preparedQuery } from '../db/prepared-query.js';
 import { returnedRows } from '../db/sql-rows.js';
 import type { BodyLink, LinkKind } from './markdown/wikilinks.js';
@@ -69,18 +70,21 @@ export class PageLinksRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * Takes this transaction's turn on link keys (sorted, so two writers never wait on each other crosswise) and, with
-   * a channel, NOTIFYs it in the same statement (delivered when the transaction commits). `changes`: the keys whose
-   * resolution the write may change (a page's names when it appears, goes, or is renamed), each held alone; `reads`:
-   * the keys it only resolves (the pages it links to, its names when they stay), held shared. So saves that link to
-   * one page go on together, and each waits only for a write that changes what one of its keys resolves to.
+   * The first statement of a page write. It takes the page decision gate shared (src/db/page-decision-gate.ts: the
+   * write's listeners decide about the page, and a policy change waits for them), then this transaction's turn on
+   * link keys (sorted, so two writers never wait on each other crosswise) and, with a channel, NOTIFYs it (delivered
+   * when the transaction commits). `changes`: the keys whose resolution the write may change (a page's names when it
+   * appears, goes, or is renamed), each held alone; `reads`: the keys it only resolves (the pages it links to, its
+   * names when they stay), held shared. So saves that link to one page go on together, and each waits only for a
+   * write that changes what one of its keys resolves to. The gate is taken before any key (the FROM clause runs
+   * first): a write waiting for a policy change holds no key another write could wait for.
    */
   async lockKeys(keys: LinkKeyTurns, db: EntityManager, announce: Announcement | null = null): Promise<void> {
-    if (keys.changes.length === 0 && keys.reads.length === 0 && announce === null) return;
     await preparedQuery(
       db,
       `SELECT ${lockKeysSql(LINK_KEY_LOCKS, '$1::text[]', '$4::text[]')} AS locked,
-              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, json_build_object('by', $3::text)::text) END AS notified`,
+              CASE WHEN $2::text IS NOT NULL THEN pg_notify($2::text, json_build_object('by', $3::text)::text) END AS notified
+         FROM (SELECT ${SHARE_PAGE_DECISION_GATE_SQL} AS gate) gate`,
       [keys.changes, announce?.channel ?? null, announce?.sender ?? null, keys.reads],
     );
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, type QueryDeepPartialEntity } from 'typeorm';
+import { holdPageDecisionGateAlone, sharePageDecisionGate } from '../db/page-decision-gate.js';
 import { againOnConflict } from '../db/sql-state.js';
 import { KgClusterPolicyEntity, type PolicyAction } from './kg-cluster-policy.entity.js';
 import { KgPolicyAuditEntity, type PolicyAuditEvent } from './kg-policy-audit.entity.js';
@@ -27,17 +28,6 @@ export interface NewAuditEntry {
   details?: Record<string, unknown>;
 }
 
-/**
- * Waits for the policy changes under way to commit and holds off new ones until the transaction ends; decisions that
- * hold it do not block each other (SHARE mode). Taken in a statement of its own before what it guards reads: a
- * purge, and every inclusion decision (ExcludedPagesRepository). Without it, a save moving a page into a cluster
- * while an admin excluded that cluster decided on the old policy, and the cluster's reconciliation, which looked for
- * the page where it was before the save, missed it: the page stayed included.
- */
-export async function holdPoliciesStill(db: EntityManager): Promise<void> {
-  await db.query('LOCK TABLE kg_cluster_policy IN SHARE MODE');
-}
-
 /** A policy write that PostgreSQL aborted as a deadlock runs again at most this many times in all. */
 const WRITE_ATTEMPTS = 3;
 
@@ -47,19 +37,17 @@ export class ClusterPolicyRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /**
-   * A transaction that changes policies. It first takes the table in SHARE ROW EXCLUSIVE mode, which conflicts with
-   * itself and with the SHARE lock every inclusion decision holds (holdPoliciesStill). So policy
-   * writes take turns, each reading the previous row after the last one committed (the audit's `previousAction`;
-   * clusters named in any order never deadlock), and a decision in flight, such as a save moving a page into the
-   * cluster, either commits before the change (and the change's reconciliation sees the page where it now is) or
-   * decides after it, on the new policy.
+   * A transaction that changes policies. It first takes the page decision gate alone (src/db/page-decision-gate.ts),
+   * which every page write and every inclusion decision holds shared. So policy writes take turns, each reading the
+   * previous row after the last one committed (the audit's `previousAction`; clusters named in any order never
+   * deadlock), and a decision in flight, such as a save moving a page into the cluster, either commits before the
+   * change (and the change's reconciliation sees the page where it now is) or decides after it, on the new policy.
    */
   async writeTransaction<T>(work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    // A save holding a page that a decision waits for can still close a cycle with it: the transaction PostgreSQL
-    // aborts (a deadlock) runs again, and then reads what the other committed.
+    // A transaction PostgreSQL aborts as a deadlock runs again, and then reads what the other committed.
     return againOnConflict(WRITE_ATTEMPTS, () =>
       this.dataSource.transaction(async (tx) => {
-        await tx.query('LOCK TABLE kg_cluster_policy IN SHARE ROW EXCLUSIVE MODE');
+        await holdPageDecisionGateAlone(tx);
         return work(tx);
       }),
     );
@@ -82,9 +70,9 @@ export class ClusterPolicyRepository {
     return tx.findOne(KgClusterPolicyEntity, { where: { cluster }, lock: { mode: 'pessimistic_write' } });
   }
 
-  /** A purge decides on the policy it then reads, which no one can change under it (holdPoliciesStill). */
+  /** A purge decides on the policy it then reads, which no one can change under it (the page decision gate, shared). */
   holdAgainstChanges(tx: EntityManager): Promise<void> {
-    return holdPoliciesStill(tx);
+    return sharePageDecisionGate(tx);
   }
 
   /** Writes the row; setting a policy also counts as reviewing it. */

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../db/prepared-query.js';
 import type { ExclusionReason, PageFacts } from './inclusion-decision.js';
-import { holdPoliciesStill } from './cluster-policy.repository.js';
+import { sharePageDecisionGate } from '../db/page-decision-gate.js';
 
 /** What one reconciliation statement did. */
 export interface ReconcileBatchResult {
@@ -46,7 +46,10 @@ export class ExcludedPagesRepository {
     });
   }
 
-  /** Re-decides one page inside the caller's transaction (a page save). */
+  /**
+   * Re-decides one page inside the caller's transaction: a page save, which holds the page decision gate since its
+   * first statement (PageLinksRepository.lockKeys) and the page's row since its UPDATE.
+   */
   reconcilePage(pageId: string, systemPagePattern: string | null, tx: EntityManager): Promise<ReconcileBatchResult> {
     return this.reconcile({ kind: 'page', pageId }, { afterId: null, limit: 1, systemPagePattern }, tx);
   }
@@ -107,6 +110,10 @@ export class ExcludedPagesRepository {
       filter += ' AND p.id = $4::uuid';
     }
     if (scope.kind !== 'page') {
+      // The page decision gate first (src/db/page-decision-gate.ts), as every page write takes it: a policy change
+      // under way commits first, and none starts until this decision has. A page's own save took it in the first
+      // statement of its transaction, so reconcilePage neither waits for it nor sends a statement for it.
+      await sharePageDecisionGate(db);
       // Lock the batch's pages in a statement of their own, then decide in the next one: a statement that waited on
       // a page saved meanwhile would otherwise decide with the kg_excluded_pages rows from before that save.
       // (A page's own save already holds its row, so reconcilePage does not wait and needs no second statement.)
@@ -116,8 +123,6 @@ export class ExcludedPagesRepository {
       filter += ` AND p.id = ANY($${params.length + 1}::uuid[])`;
       params.push(locked[0].ids ?? []);
     }
-    // After the pages (which a save may hold, waiting for this same lock behind a policy write), and before deciding.
-    await holdPoliciesStill(db);
     // One text per scope's shape (a page, a cluster or all; first batch or later), each prepared once per connection:
     // a page's decision runs in every save.
     const rows: { last_id: string | null; scanned: number; now_included: string[]; now_excluded: string[]; included: string[] }[] = await preparedQuery(

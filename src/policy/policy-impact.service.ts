@@ -51,6 +51,9 @@ export class PolicyImpactService {
   async estimate(cluster: string, action: EstimateAction): Promise<EstimateResponse> {
     const current = await this.policy.requireKnownCluster(cluster);
     const changes = await this.oneAtATime(() => againOnConflict(ATTEMPTS, () => this.derivations.rolledBack(async (tx) => {
+      // A decision like any other (on a policy it then writes and rolls back): the gate before the policy's row, so
+      // that a policy change of the cluster under way commits first rather than waiting for this row crosswise.
+      await this.policies.holdAgainstChanges(tx);
       await this.derivations.snapshotVisible(cluster, 'before', tx);
       if (action === 'clear') await this.policies.delete(cluster, tx);
       else await this.policies.upsert({ cluster, action, reason: ESTIMATE_REASON, actor: 'estimate' }, tx);

@@ -185,8 +185,9 @@ describe('pages REST API', () => {
           await t.app.get(PageLinksRepository).lockKeys({ changes: keys, reads: [] }, tx);
           return Number((await tx.query(`SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`))[0].n);
         });
-      expect(await held(Array.from({ length: 20_000 }, (_, i) => `far-target-${i}`))).toBeLessThanOrEqual(BUCKETS);
-      expect(await held(Array.from({ length: MAX_FINE_KEYS }, (_, i) => `near-target-${i}`))).toBeLessThanOrEqual(2 * MAX_FINE_KEYS);
+      // Besides the keys' locks, the write holds one more: the page decision gate (src/db/page-decision-gate.ts).
+      expect(await held(Array.from({ length: 20_000 }, (_, i) => `far-target-${i}`))).toBeLessThanOrEqual(BUCKETS + 1);
+      expect(await held(Array.from({ length: MAX_FINE_KEYS }, (_, i) => `near-target-${i}`))).toBeLessThanOrEqual(2 * MAX_FINE_KEYS + 1);
     });
 
     it.runIf(ON_POSTGRES)('lets two writes of different link keys go on at once, and makes a write of the same key, or of thousands, wait', async () => {

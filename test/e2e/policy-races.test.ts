@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type supertest from 'supertest';
+import { PAGE_DECISION_GATE_KEY } from '../../src/db/page-decision-gate.js';
 import { PolicyReconciler } from '../../src/policy/policy-reconciler.service.js';
 import { holdLock, ON_POSTGRES, waitFor } from '../support/lock-gate.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -7,7 +8,7 @@ import { setPolicy } from './kg-test-helpers.js';
 
 /**
  * Policy writes against each other and against the saves they decide on (src/policy: ClusterPolicyRepository.
- * writeTransaction, ExcludedPagesRepository.holdPolicies). On PostgreSQL a lock held from the test's own connection
+ * writeTransaction, and the page decision gate every save and decision holds: src/db/page-decision-gate.ts). On PostgreSQL a lock held from the test's own connection
  * makes each interleaving happen; on the embedded database the requests run one after the other and the outcome must
  * be the same.
  */
@@ -64,9 +65,38 @@ describe('inclusion policy under concurrent writes', () => {
     expect((await admin.get('/admin/kg-policy/explain/mover').expect(200)).body).toMatchObject({ included: false, reason: 'cluster_policy', reconciled: true });
   });
 
+  it('decides a save that begins while a policy change is under way on the new policy, which it waits for', async () => {
+    await page('Late Mover', 'late-origin');
+    await page('Late Resident', 'late-target');
+    await setPolicy(admin, 'late-origin', 'include');
+    await setPolicy(admin, 'late-target', 'include');
+    const mover = (await admin.get('/api/pages/late-mover').expect(200)).body as { body: string; version: number };
+    // The change holds the gate alone, as ClusterPolicyRepository.writeTransaction does, and has excluded the target.
+    const change = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock(${PAGE_DECISION_GATE_KEY})`, [], { commit: true });
+    let save: Promise<supertest.Response> | null = null;
+    try {
+      await change.query(`UPDATE kg_cluster_policy SET action = 'exclude', reason = 'excluded meanwhile' WHERE cluster = 'late-target'`);
+      save = admin.put('/api/pages/late-mover').send({ body: mover.body.replace('cluster: late-origin', 'cluster: late-target'), baseVersion: mover.version }).then((r) => r);
+      // The save waits in its first statement, holding neither its page's row nor a link key.
+      await waitFor('the save to wait for the policy change', async () => (await change.waiting()) >= 1);
+      if (ON_POSTGRES) {
+        // No link key among the advisory locks the waiting save has been granted (its gate request is not granted).
+        const granted = (await t.dataSource.query(
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE a.datname = current_database() AND a.wait_event_type = 'Lock' AND l.locktype = 'advisory' AND l.granted`,
+        )) as { n: number }[];
+        expect(granted[0].n).toBe(0);
+      }
+    } finally {
+      await change.release();
+    }
+    expect((await save!).status).toBe(200);
+    expect(await excludedRow('late-mover')).toEqual({ reason: 'cluster_policy', policy_cluster: 'late-target' });
+  });
+
   it('audits the first policy of a cluster that two admins set at once with the previous action the second one replaced', async () => {
     await page('First Policy', 'fresh');
-    const gate = await holdLock(t.dataSource, 'LOCK TABLE kg_cluster_policy IN SHARE MODE');
+    const gate = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock_shared(${PAGE_DECISION_GATE_KEY})`);
     let writes: Promise<supertest.Response>[] = [];
     try {
       writes = (['include', 'exclude'] as const).map((action) => admin.put('/admin/kg-policy/clusters/fresh').send({ action, reason: `admin says ${action}` }).then((r) => r));
@@ -96,7 +126,7 @@ describe('inclusion policy under concurrent writes', () => {
         .set('Accept', 'text/html')
         .send(`_csrf=${encodeURIComponent(csrf)}&${clusters.map((c) => `clusters=${c}`).join('&')}&action=${action}&reason=bulk+${action}`)
         .then((r) => r);
-    const gate = await holdLock(t.dataSource, 'LOCK TABLE kg_cluster_policy IN SHARE MODE');
+    const gate = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock_shared(${PAGE_DECISION_GATE_KEY})`);
     let forms: Promise<supertest.Response>[] = [];
     try {
       forms = [bulk(['bulk-x', 'bulk-y', 'bulk-z'], 'include'), bulk(['bulk-z', 'bulk-y', 'bulk-x'], 'exclude')];

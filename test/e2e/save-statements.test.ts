@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from 'supertest';
+import { SHARE_PAGE_DECISION_GATE_SQL } from '../../src/db/page-decision-gate.js';
 import { nodesOf, planOf, statementSentBy, statementsSentBy } from '../support/query-plans.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { foamDocsCopies, importPages } from './kg-test-helpers.js';
@@ -58,6 +59,10 @@ describe('pages: what a save writes', () => {
     const pageWrites = sent.filter((s) => /\bUPDATE pages SET slug\b/.test(s) || /\bINSERT INTO page_revisions\b/.test(s));
     expect(pageWrites, sent.join('\n')).toHaveLength(1);
     expect(pageWrites[0]).toMatch(/INSERT INTO page_revisions/);
+    // The page decision gate (src/db/page-decision-gate.ts) is taken with the link keys, in the transaction's first
+    // statement: the inclusion decision needs no LOCK TABLE of its own.
+    expect(sent.filter((s) => /^LOCK TABLE/i.test(s)), sent.join('\n')).toEqual([]);
+    expect(sent[sent.indexOf('START TRANSACTION') + 1], sent.join('\n')).toContain(SHARE_PAGE_DECISION_GATE_SQL);
     // The page's word counts are written, and its extraction state read, by one statement.
     const extractionData = sent.filter((s) => /\bkg_page_terms\b/.test(s) || /\bkg_page_extractions\b/.test(s));
     expect(extractionData, sent.join('\n')).toHaveLength(1);
