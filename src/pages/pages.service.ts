@@ -18,6 +18,7 @@ import type { PageEntity } from './page.entity.js';
 import { PagesRepository, type PageListFilter, type PageWrite } from './pages.repository.js';
 import { TransclusionService } from './transclusion.service.js';
 import { MarkdownPool } from './markdown-pool.js';
+import { RecentSaves, type PageFacts } from './recent-saves.js';
 import type { SaveAnalysis } from './markdown/markdown-tasks.js';
 import { withoutInvisibleControls } from '../common/invisible-controls.js';
 
@@ -75,6 +76,9 @@ export class PagesService {
     private readonly markdown: MarkdownPool,
   ) {}
 
+  /** The pages this process saved last (an author's next save of one needs no read first). */
+  private readonly recentSaves = new RecentSaves();
+
   async get(slug: string): Promise<PageEntity> {
     const page = await this.pages.findLiveBySlug(slug);
     if (page) return page;
@@ -118,7 +122,7 @@ export class PagesService {
     const analysis = await this.markdown.saveAnalysis(write.markdown);
     const { links } = analysis;
     write.searchLexemes = await this.searchLexemes(write.text);
-    return this.write({ changes: write.linkKeys, reads: links.map((l) => l.targetKey) }, async (tx) => {
+    const created = await this.write({ changes: write.linkKeys, reads: links.map((l) => l.targetKey) }, async (tx) => {
       // The slug's unique index decides whether it is free; only a taken one is read, for the message.
       const page = await this.pages.insert(write, actor.name, input.message ?? 'Created', tx, vaultOrigin);
       if (!page) throw (await this.slugTaken(write.slug, tx)) ?? new DomainException(DomainErrorCode.SlugTaken, `A page "${write.title}" was being created at the same moment; try again.`, { slug: write.slug });
@@ -127,13 +131,21 @@ export class PagesService {
       await this.links.reresolve(page.id, write.linkKeys, tx);
       return this.saved(page, 'created', tx, undefined, { write, analysis });
     });
+    this.recentSaves.remember(created);
+    return created;
   }
 
   async update(slug: string, input: UpdatePageInput, actor: Actor): Promise<SaveResult> {
-    const current = await this.get(slug);
+    // The page as this process's last save of it committed it, when that is the version edited: an author saving
+    // again spares the read. The UPDATE below writes only that version of the page, live; when it does not match, the
+    // page is read and the answer is the conflict or the 404 the read would have given.
+    const remembered = this.recentSaves.at(slug, input.baseVersion);
+    const read = remembered ? null : await this.get(slug);
+    const current: PageFacts = remembered ?? read!;
     const write = this.prepare(input.body, current.title, current.slug);
-    if (current.version !== input.baseVersion) throw this.conflict(current, input);
-    if (write.contentHash === current.contentHash) return { page: current, changed: false };
+    if (current.version !== input.baseVersion) throw this.conflict(read!, input);
+    // Nothing to save: the answer is the page as it is now (read, if it was remembered).
+    if (write.contentHash === current.contentHash) return this.unchanged(read ?? (await this.get(slug)), input);
     const analysis = await this.markdown.saveAnalysis(write.markdown);
     const { links } = analysis;
     write.searchLexemes = await this.searchLexemes(write.text);
@@ -146,7 +158,7 @@ export class PagesService {
     // Keeping its names, the save changes what no key resolves to: it only reads its own keys too.
     const targets = links.map((l) => l.targetKey);
     const keys = sameNames ? { changes: [], reads: [...ownKeys, ...targets] } : { changes: ownKeys, reads: targets };
-    return this.write(keys, async (tx) => {
+    const result = await this.write(keys, async (tx) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, input.message ?? '', tx);
       if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, input);
       for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
@@ -155,6 +167,14 @@ export class PagesService {
       // Nothing since the UPDATE wrote this page's row: the row it returned is the page as saved.
       return { page: await this.saved(saved, 'updated', tx, touched, { write, analysis }), changed: true };
     }, sameNames ? () => [...touched] : undefined);
+    this.recentSaves.remember(result.page);
+    return result;
+  }
+
+  /** A save of the text the page has: nothing is written, unless the page has moved on from the version edited. */
+  private unchanged(now: PageEntity, input: UpdatePageInput): SaveResult {
+    if (now.version !== input.baseVersion) throw this.conflict(now, input);
+    return { page: now, changed: false };
   }
 
   /**
@@ -166,7 +186,10 @@ export class PagesService {
     // rewrote a link in it, an edit was saved), it is read again and renamed as it is now.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.renameOnce(slug, newTitle, options, actor);
+        const renamed = await this.renameOnce(slug, newTitle, options, actor);
+        this.recentSaves.forget(slug);
+        this.recentSaves.remember(renamed.page);
+        return renamed;
       } catch (error) {
         if (!(error instanceof DomainException && error.code === DomainErrorCode.VersionConflict) || attempt >= MAX_WRITE_ATTEMPTS) throw error;
       }
@@ -219,6 +242,7 @@ export class PagesService {
       await this.links.reresolve(page.id, page.linkKeys, tx);
       await this.saved(page.id, 'deleted', tx);
     });
+    this.recentSaves.forget(page.slug);
   }
 
   async restore(slug: string): Promise<PageEntity> {

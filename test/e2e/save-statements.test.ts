@@ -50,8 +50,9 @@ describe('pages: what a save writes', () => {
     // Not even locked: an upsert whose DO UPDATE skips a row still writes a lock into it (xmax).
     expect((await t.dataSource.query(`SELECT l.xmax::text AS xmax FROM page_links l JOIN pages p ON p.id = l.from_page_id WHERE p.slug = 'harbour-log'`)).map((r: { xmax: string }) => r.xmax)).toEqual(['0', '0', '0']);
     const pageReads = sent.filter((s) => /^SELECT .* FROM pages WHERE (slug|id) = \$1/.test(s));
-    // The page is read once, before the save (its version and names); the UPDATE returns it as written.
-    expect(pageReads, sent.join('\n')).toHaveLength(1);
+    // The page is not read: this process created it, at the version the author edits (RecentSaves), and the UPDATE
+    // returns it as written.
+    expect(pageReads, sent.join('\n')).toHaveLength(0);
     expect(sent.some((s) => s.startsWith('UPDATE page_links SET resolved_page_id')), sent.join('\n')).toBe(false);
     // One statement writes the page's links (the diff), whatever else reads them.
     expect(sent.filter((s) => /\b(INSERT INTO|DELETE FROM|UPDATE) page_links\b/.test(s)), sent.join('\n')).toHaveLength(1);
@@ -128,7 +129,6 @@ describe('pages: what a save writes', () => {
     const plans: { statement: string; generic: number; custom: number }[] = await t.dataSource.query(
       'SELECT statement, generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements');
     const markers = {
-      'the page read before the save': /^SELECT .* FROM pages WHERE slug = \$1 AND deleted_at IS NULL LIMIT 1/,
       'the link keys locked': /pg_advisory_xact_lock/,
       'the page written with its revision': /^WITH saved AS \(\s*UPDATE pages SET slug[\s\S]*INSERT INTO page_revisions/,
       'its links': /^WITH wanted AS/,
@@ -148,6 +148,32 @@ describe('pages: what a save writes', () => {
       expect(f.runs, `${f.what}: ${JSON.stringify(found)}`).toBeGreaterThanOrEqual(saves);
       expect(f.generic, `${f.what}: ${JSON.stringify(found)}`).toBeGreaterThanOrEqual(saves - 6);
     }
+  });
+
+  it('reads the page before a save only when this process did not save the version edited, and answers as the read would', async () => {
+    const pageReads = (sent: string[]) => sent.filter((s) => /^SELECT .* FROM pages WHERE slug = \$1/.test(s));
+    const created = await author.post('/api/pages').send({ title: 'Channel Markers', body: 'Cans and nuns.' }).expect(201);
+    let sent = await statementsOf(() => author.put('/api/pages/channel-markers').send({ body: 'Cans and nuns, lit.', baseVersion: created.body.version }).expect(200));
+    expect(pageReads(sent), sent.join('\n')).toEqual([]);
+
+    // Another process saves the page (as its UPDATE would): this one remembers version 2, which the author edits again.
+    await t.dataSource.query(`UPDATE pages SET body = body || ' Saved elsewhere.', version = version + 1 WHERE slug = 'channel-markers'`);
+    const conflict = await author.put('/api/pages/channel-markers').send({ body: 'Cans and nuns, lit at night.', baseVersion: 2 }).expect(409);
+    expect(conflict.body).toMatchObject({ currentVersion: 3, currentBody: 'Cans and nuns, lit. Saved elsewhere.', yourBody: 'Cans and nuns, lit at night.' });
+    // The same text as the version edited is no "nothing changed" once the page has moved on.
+    await author.put('/api/pages/channel-markers').send({ body: 'Cans and nuns, lit.', baseVersion: 2 }).expect(409);
+    // An edit of the version the page has now reads it (no remembered version 3) and is saved.
+    sent = await statementsOf(() => author.put('/api/pages/channel-markers').send({ body: 'Cans and nuns, lit at night.', baseVersion: 3 }).expect(200));
+    expect(pageReads(sent), sent.join('\n')).toHaveLength(1);
+    const unchanged = await author.put('/api/pages/channel-markers').send({ body: 'Cans and nuns, lit at night.', baseVersion: 4 }).expect(200);
+    expect(unchanged.body.version).toBe(4);
+
+    // Trashed by another process: the remembered version 4 is no page to write; the answer is the trash's 404.
+    await t.dataSource.query(`UPDATE pages SET deleted_at = now() WHERE slug = 'channel-markers'`);
+    const gone = await author.put('/api/pages/channel-markers').send({ body: 'Cans, nuns and spars.', baseVersion: 4 }).expect(404);
+    expect(gone.body.message).toMatch(/is in the trash/);
+    const [{ version, body }] = await t.dataSource.query(`SELECT version, body FROM pages WHERE slug = 'channel-markers'`);
+    expect([version, body]).toEqual([4, 'Cans and nuns, lit at night.']);
   });
 
   it('still resolves links again when an edit changes the page’s names (a title or an alias in its frontmatter)', async () => {
