@@ -126,6 +126,16 @@ const QUERY_TERMS = (words: string, expansions: string) => `SELECT x.lexeme, max
                             >= (e."whenRare"->>'pages')::int)))) x
                GROUP BY x.lexeme`;
 
+/**
+ * How many live pages hold one of the query's terms (none of the `-excluded` words): every page in the terms' heads
+ * when no term is in more pages than a head holds (`$8`: each head is then all of its term's pages), else a count of
+ * the terms' pages, read by lexeme (the `idf` and `heads` CTEs of SearchRepository.lexicalSearch).
+ */
+const TOTAL_WITHOUT_FILTERS = `CASE WHEN (SELECT coalesce(max(i.df), 0) FROM idf i) <= $8::int THEN (SELECT count(DISTINCT h.page_id) FROM heads h)
+         ELSE (SELECT count(*) FROM (
+           SELECT d.page_id FROM terms t CROSS JOIN LATERAL (SELECT d.page_id FROM page_search_terms d WHERE d.lexeme = t.lexeme OFFSET 0) d
+            WHERE ${withoutUnwanted('d.page_id')} GROUP BY d.page_id) z) END`;
+
 /** A word's lexemes under PostgreSQL's `english` configuration (SearchRepository.wordsOfLexemes). */
 const lexemesOfWord = new LRUCache<string, string[]>({ max: 20_000 });
 
@@ -157,9 +167,12 @@ export class SearchRepository {
    * `OFFSET 0`: an index probe per query term (per candidate page and term for the exact scores), whatever the
    * estimates say.
    *
-   * Each hit's matched terms are gathered in the same pass that sums its score (two arrays, rounded here), and the
-   * total counts distinct pages by hashing: a JSON aggregate per hit scanned every scored row again for each of the
-   * `limit` hits, and with the sorted count was a sixth of the statement (bench/RESULTS.md, 2026-12-07).
+   * Each hit's matched terms are gathered in the same pass that sums its score (two arrays, in no order: rounded and
+   * sorted here; an ordered aggregate sorted each hit's terms apart, in the database), and the total counts distinct
+   * pages by hashing: a JSON aggregate per hit scanned every scored row again for each of the `limit` hits, and with
+   * the sorted count was a sixth of the statement (bench/RESULTS.md, 2026-12-07). A term's document frequency is a
+   * count by lexeme, and the total is read from the heads when they hold every page of every term: the statement no
+   * longer keeps every posting of the query's terms (a tenth of it at 1,000 pages).
    */
   async lexicalSearch(
     words: string,
@@ -209,21 +222,17 @@ export class SearchRepository {
               ${QUERY_TERMS('$1', '$9')}),
             unwanted AS MATERIALIZED (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $2)) u),
             corpus AS MATERIALIZED (SELECT count(*) AS n, greatest(avg(length), 1) AS avgdl FROM page_search_stats),
-            postings AS MATERIALIZED (
-              SELECT t.lexeme, d.page_id FROM terms t
-               CROSS JOIN LATERAL (SELECT d.page_id FROM page_search_terms d WHERE d.lexeme = t.lexeme OFFSET 0) d),
             idf AS MATERIALIZED (
-              SELECT t.lexeme, coalesce(df.df, 0) AS df, t.w * ln(1 + (c.n - coalesce(df.df, 0) + 0.5) / (coalesce(df.df, 0) + 0.5)) AS idf
+              SELECT t.lexeme, df.df, t.w * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf
                 FROM terms t CROSS JOIN corpus c
-                LEFT JOIN (SELECT p.lexeme, count(*) AS df FROM postings p GROUP BY p.lexeme) df ON df.lexeme = t.lexeme),
+                CROSS JOIN LATERAL (SELECT count(*) AS df FROM page_search_terms d WHERE d.lexeme = t.lexeme) df),
             ${ranking},
             scored AS (
-              SELECT page_id, sum(contribution) AS score,
-                     array_agg(lexeme ORDER BY contribution DESC) AS lexemes, array_agg(contribution::float8 ORDER BY contribution DESC) AS contributions
+              SELECT page_id, sum(contribution) AS score, array_agg(lexeme) AS lexemes, array_agg(contribution::float8) AS contributions
                 FROM per_term GROUP BY page_id
                ORDER BY score DESC, page_id LIMIT $3::int)
        SELECT s.page_id AS "pageId", s.score::float8 AS score, s.lexemes, s.contributions,
-              (SELECT count(*) FROM (SELECT DISTINCT ${filter.params.length ? 'm.page_id FROM per_term m' : `d.page_id FROM postings d WHERE ${withoutUnwanted('d.page_id')}`}) z)::int AS total
+              (${filter.params.length ? 'SELECT count(DISTINCT m.page_id) FROM per_term m' : TOTAL_WITHOUT_FILTERS})::int AS total
          FROM scored s
         ORDER BY s.score DESC, s.page_id`,
       [words, excluded, limit, settings.k1, settings.b, settings.titleBoost, settings.aliasBoost, headSize, JSON.stringify(expansions), ...filter.params],
@@ -231,7 +240,9 @@ export class SearchRepository {
     const hits = rows.map((row): LexicalHit => ({
       pageId: row.pageId,
       score: row.score,
-      terms: row.lexemes.map((term, i) => ({ term, contribution: Math.round(row.contributions[i] * 10_000) / 10_000 })),
+      terms: row.lexemes
+        .map((term, i) => ({ term, contribution: Math.round(row.contributions[i] * 10_000) / 10_000 }))
+        .sort((a, b) => b.contribution - a.contribution),
     }));
     return { hits, total: rows[0]?.total ?? 0 };
   }

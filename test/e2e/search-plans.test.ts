@@ -74,6 +74,23 @@ describe('search: the lexical ranker probes a page term by its key once the tabl
     expect(hits.length).toBeGreaterThan(10);
     for (const hit of hits) expect(hit.score, hit.pageId).toBeCloseTo(exactById.get(hit.pageId)!, 9);
   });
+
+  // The total is read from the heads when they hold every page of every term, else counted by lexeme: either way it
+  // is every live page holding a query term and none of the `-words`. Each hit's terms come most weighty first.
+  it.each([['daily notes', ''], ['templates', ''], ['graph view', 'daily'], ['zettelkasten method', '']])('counts the pages of "%s -%s" whether or not the heads hold them all', async (words, unwanted) => {
+    const [{ pages }] = await t.dataSource.query(
+      `SELECT count(DISTINCT d.page_id)::int AS pages FROM page_search_terms d
+        WHERE d.lexeme IN (SELECT unnest(tsvector_to_array(to_tsvector('english', $1))))
+          AND NOT EXISTS (SELECT 1 FROM page_search_terms x WHERE x.page_id = d.page_id AND x.lexeme IN (SELECT unnest(tsvector_to_array(to_tsvector('english', $2)))))`,
+      [words, unwanted],
+    );
+    expect(pages).toBeGreaterThan(0);
+    for (const headSize of [5, 40, 2000]) {
+      const { total, hits } = await t.app.get(SearchRepository).lexicalSearch(words, unwanted, 20, {}, undefined, [], headSize);
+      expect(total, `head of ${headSize}`).toBe(pages);
+      for (const hit of hits) expect(hit.terms.map((term) => term.contribution)).toEqual([...hit.terms.map((term) => term.contribution)].sort((a, b) => b - a));
+    }
+  });
 });
 
 /**
