@@ -38,8 +38,13 @@ export interface PageCard {
   cluster: string | null;
   tags: string[];
   type: string | null;
-  /** The chunk's text, or the page's Markdown without frontmatter when no chunk matches. */
-  text: string;
+  /** Names `text` for good: `c:` and the chunk's content hash, or `p:` and the page's. */
+  textKey: string;
+  /**
+   * The chunk's text, or the page's Markdown without frontmatter when no chunk matches; null when its key was among
+   * those the caller said it holds (`knownTextKeys`).
+   */
+  text: string | null;
   /** The heading path of the chunk the snippet comes from (empty: the page's top, or no chunk). */
   headingPath: string[];
   /** That chunk's heading id on the rendered page (null: the page's top, no chunk, or not stored yet). */
@@ -307,26 +312,29 @@ export class SearchRepository {
    * The cards of the results shown, in the given order: the snippet comes from the given chunk (vector search's
    * closest), else from the chunk that best matches the words, else from the page's text. Chunks are read from
    * `kg_visible_chunks` unless `includeExcluded` (an admin's explicit bypass). The query's tsquery is a MATERIALIZED
-   * CTE so that no plan depends on the words: PostgreSQL then keeps one generic plan (src/db/prepared-query.ts).
+   * CTE so that no plan depends on the words: PostgreSQL then keeps one generic plan (src/db/prepared-query.ts). A
+   * text whose key the caller holds (`knownTextKeys`: it keeps the sentences of the texts it read before) is not
+   * sent again: a page's Markdown is kilobytes, and most searches show pages shown before.
    */
-  async pageCards(wanted: { pageId: string; chunkId: string | null }[], words: string, includeExcluded: boolean): Promise<PageCard[]> {
+  async pageCards(wanted: { pageId: string; chunkId: string | null; knownTextKeys?: string[] }[], words: string, includeExcluded: boolean): Promise<PageCard[]> {
     if (wanted.length === 0) return [];
     const chunks = includeExcluded ? 'kg_content_chunks' : 'kg_visible_chunks';
     return preparedQuery(
       this.dataSource,
       `WITH q AS MATERIALIZED (SELECT NULLIF(replace(plainto_tsquery('english', $2)::text, '&', '|'), '')::tsquery AS anyq),
-            wanted AS (SELECT x.page_id, x.chunk_id, x.ord FROM jsonb_to_recordset($1::jsonb) AS x(page_id uuid, chunk_id bigint, ord int))
+            wanted AS (SELECT x.page_id, x.chunk_id, x.ord, x.known FROM jsonb_to_recordset($1::jsonb) AS x(page_id uuid, chunk_id bigint, ord int, known text[]))
        SELECT p.id AS "pageId", p.slug, p.title, p.cluster, p.tags, p.page_type AS type,
-              coalesce(ch.heading_path, '{}') AS "headingPath", ch.anchor,
-              coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}) AS text
+              coalesce(ch.heading_path, '{}') AS "headingPath", ch.anchor, k.key AS "textKey",
+              CASE WHEN k.key = ANY (w.known) THEN NULL ELSE coalesce(ch.text, ${BODY_WITHOUT_FRONTMATTER}) END AS text
          FROM wanted w CROSS JOIN LATERAL (SELECT * FROM pages p WHERE p.id = w.page_id OFFSET 0) p CROSS JOIN q
          LEFT JOIN LATERAL (
-              SELECT c.heading_path, c.anchor, c.text FROM ${chunks} c
+              SELECT c.heading_path, c.anchor, c.text, c.content_hash FROM ${chunks} c
                WHERE c.page_id = p.id AND (c.id = w.chunk_id OR (w.chunk_id IS NULL AND q.anyq IS NOT NULL AND c.search @@ q.anyq))
                ORDER BY (c.id = w.chunk_id) DESC NULLS LAST, ts_rank(c.search, coalesce(q.anyq, ''::tsquery)) DESC, c.position
                LIMIT 1) ch ON true
+         CROSS JOIN LATERAL (SELECT CASE WHEN ch.content_hash IS NOT NULL THEN 'c:' || ch.content_hash ELSE 'p:' || p.content_hash END AS key) k
         ORDER BY w.ord`,
-      [JSON.stringify(wanted.map((w, ord) => ({ page_id: w.pageId, chunk_id: w.chunkId, ord }))), words],
+      [JSON.stringify(wanted.map((w, ord) => ({ page_id: w.pageId, chunk_id: w.chunkId, ord, known: w.knownTextKeys ?? [] }))), words],
     );
   }
 

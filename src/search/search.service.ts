@@ -15,11 +15,11 @@ import { parseSearchQuery } from './search-query.js';
 import { SearchNamesService, type SearchKnowledge } from './search-names.service.js';
 import { SearchGraphRepository, type EntityName } from './search-graph.repository.js';
 import { SearchVectorRepository } from './search-vector.repository.js';
-import { SearchRepository, type LexicalHit, type QueryExpansion, type SearchFilters } from './search.repository.js';
+import { SearchRepository, type LexicalHit, type PageCard, type QueryExpansion, type SearchFilters } from './search.repository.js';
 import { closedSpelling, compoundParts, querySynonymCandidates } from './query-synonyms.js';
 import { loadWordNetIndex } from '../common/wordnet.js';
 import { WordNetSynonyms } from './wordnet-synonyms.js';
-import { cachedSnippet, keepSnippet, MARK_END, MARK_START, snippetSource, snippetWindow } from './snippets.js';
+import { cachedSnippet, heldSentences, heldTextKeys, keepSnippet, MARK_END, MARK_START, snippetSource, snippetWindow } from './snippets.js';
 import { Metrics } from '../metrics/metrics.js';
 
 export interface SearchHit {
@@ -177,6 +177,9 @@ export function snippetToHtml(snippet: string): string {
     .replaceAll(MARK_START, '<mark>')
     .replaceAll(MARK_END, '</mark>');
 }
+
+/** A result card with the sentences of its text, when they were held rather than read (SearchService.cardsOf). */
+type SnippetCard = PageCard & { sentences?: readonly string[] };
 
 const pageUrl = (slug: string) => `/page/${encodeURIComponent(slug)}`;
 
@@ -376,7 +379,7 @@ export class SearchService implements OnApplicationBootstrap {
     const lexicalById = new Map<string, { hit: LexicalHit; rank: number }>(lexical.hits.map((hit, i) => [hit.pageId, { hit, rank: i + 1 }]));
     const vectorById = new Map((vector ?? []).map((v, i) => [v.pageId, { ...v, rank: i + 1 }]));
     const graphById = new Map((graph?.ranked ?? []).map((g, i) => [g.pageId, { ...g, rank: i + 1 }]));
-    const cards = await this.repository.pageCards(shown.map((item) => ({ pageId: item.key, chunkId: vectorById.get(item.key)?.bestChunk.chunkId ?? null })), words, includeExcluded);
+    const cards = await this.cardsOf(shown.map((item) => ({ pageId: item.key, chunkId: vectorById.get(item.key)?.bestChunk.chunkId ?? null })), words, includeExcluded);
     const entityNames = options.explain && graph ? await this.namesOf(shown.flatMap((item) => graphById.get(item.key)?.nodeIds ?? [])) : new Map<string, EntityName>();
     const wordOf = options.explain ? await this.repository.wordsOfLexemes([...readerWords, ...understanding.expansion, ...expansions.flatMap((e) => (e.whenRare ? e.words.split(' ') : []))]) : new Map<string, string>();
     const describedAs = (id: string) => {
@@ -384,7 +387,7 @@ export class SearchService implements OnApplicationBootstrap {
       return d ? { rank: d.rank, score: round(d.score), words: [...new Set(d.lexemes.map((l) => wordOf.get(l) ?? l))] } : null;
     };
 
-    const snippets = await this.snippets(cards.map((card) => card.text ?? ''), words);
+    const snippets = await this.snippets(cards, words);
 
     let hits: SearchHit[] = cards.map((card, i) => {
       const item = shown[i];
@@ -477,11 +480,11 @@ export class SearchService implements OnApplicationBootstrap {
    * Plain-text snippets, one per card text, on each card's best-matching sentence with the reader's words marked;
    * only the texts not seen before with these words go to the database.
    */
-  private async snippets(texts: string[], words: string): Promise<string[]> {
-    const snippets = texts.map((text) => cachedSnippet(text, words));
-    const missing = texts.map((text, card) => ({ text, card })).filter(({ card }) => snippets[card] === undefined);
+  private async snippets(cards: SnippetCard[], words: string): Promise<string[]> {
+    const snippets = cards.map((card) => cachedSnippet(card.textKey, words));
+    const missing = cards.map((card, k) => ({ card, k })).filter(({ k }) => snippets[k] === undefined);
     if (missing.length === 0) return snippets as string[];
-    const sources = missing.map(({ text }) => snippetSource(text, words));
+    const sources = missing.map(({ card }) => snippetSource({ key: card.textKey, text: card.text, sentences: card.sentences }, words, card.pageId));
     const sent: { card: number; i: number; sentence: string; candidate: boolean }[] = [];
     sources.forEach((source, card) => {
       const near = new Set(source.candidates.flatMap((i) => [i - 3, i - 2, i - 1, i, i + 1, i + 2, i + 3]));
@@ -500,10 +503,24 @@ export class SearchService implements OnApplicationBootstrap {
     }
     sources.forEach((source, k) => {
       const snippet = snippetWindow(source, best.get(k) ?? 0, marked.get(k) ?? new Map());
-      snippets[missing[k].card] = snippet;
-      keepSnippet(missing[k].text, words, snippet);
+      snippets[missing[k].k] = snippet;
+      keepSnippet(missing[k].card.textKey, words, snippet);
     });
     return snippets as string[];
+  }
+
+  /**
+   * The result cards, each text read only when its sentences are not held in this process already (snippets.ts): a
+   * card whose text was left out carries the held sentences, taken at once (another search may evict them later). A
+   * text held when the cards were asked for but evicted by another search since is read again, with its card.
+   */
+  private async cardsOf(wanted: { pageId: string; chunkId: string | null }[], words: string, includeExcluded: boolean): Promise<SnippetCard[]> {
+    const withSentences = (cards: PageCard[]): SnippetCard[] => cards.map((card) => (card.text === null ? { ...card, sentences: heldSentences(card.textKey) } : card));
+    const cards = withSentences(await this.repository.pageCards(wanted.map((w) => ({ ...w, knownTextKeys: heldTextKeys(w.pageId) })), words, includeExcluded));
+    const lost = new Set(cards.filter((card) => card.text === null && !card.sentences).map((card) => card.pageId));
+    if (lost.size === 0) return cards;
+    const again = new Map((await this.repository.pageCards(wanted.filter((w) => lost.has(w.pageId)), words, includeExcluded)).map((card) => [card.pageId, card]));
+    return cards.map((card) => (lost.has(card.pageId) ? (again.get(card.pageId) ?? card) : card));
   }
 
   /**

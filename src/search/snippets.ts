@@ -28,40 +28,73 @@ export interface SnippetSource {
 }
 
 /**
- * A card's text as sentences, kept by the text itself: a search shows the same pages again and again, and parsing
- * their Markdown to plain text was a fifth of the web process's CPU under a mixed load (bench/RESULTS.md). The key is
- * the text, so an edited page or chunk is a new entry and an old one is never wrong, only evicted. Bounded by
- * characters held (keys and sentences), not entries: one page may be a megabyte.
+ * A card's text as the search reads it: `key` names the text for good (a content hash: another text is another key),
+ * and `text` is the text itself, or null when the search did not read it because its sentences are held here
+ * (`heldTextKeys`: the search names them to the database, which then leaves the text out).
+ */
+export interface CardText {
+  key: string;
+  text: string | null;
+  /** The text's sentences, when the search took them from here (heldSentences) instead of reading the text. */
+  sentences?: readonly string[];
+}
+
+/**
+ * A card's text as sentences, kept by the text's key: a search shows the same pages again and again, and parsing
+ * their Markdown to plain text was a fifth of the web process's CPU under a mixed load (bench/RESULTS.md). An edited
+ * page or chunk is a new key, so an entry is never wrong, only evicted. Bounded by characters held, not entries: one
+ * page may be a megabyte. Keyed by the text itself before, each search hashed and compared every card's whole text
+ * (a tenth of a millisecond a search), after reading it from the database for nothing.
  */
 const SENTENCE_CACHE_CHARS = 16_000_000;
 const sentenceCache = new LRUCache<string, readonly string[]>({
   maxSize: SENTENCE_CACHE_CHARS,
-  sizeCalculation: (sentences, text) => Math.max(1, text.length + sentences.reduce((n, s) => n + s.length, 0)),
+  sizeCalculation: (sentences, key) => Math.max(1, key.length + sentences.reduce((n, s) => n + s.length, 0)),
 });
 
-function sentencesOfMarkdown(markdown: string): readonly string[] {
-  let sentences = sentenceCache.get(markdown);
+/** The keys of the texts held for each page (its Markdown, its chunks), newest last; a few per page. */
+const KEYS_PER_PAGE = 8;
+const textKeysByPage = new LRUCache<string, string[]>({ max: 50_000 });
+
+/** The keys of this page's texts whose sentences are held here: a search need not read those texts. */
+export function heldTextKeys(pageId: string): string[] {
+  const keys = textKeysByPage.get(pageId);
+  return keys ? keys.filter((key) => sentenceCache.has(key)) : [];
+}
+
+/** The sentences of the text under this key, when they are held here (a frozen array: keep it, it stays valid). */
+export function heldSentences(key: string): readonly string[] | undefined {
+  return sentenceCache.get(key);
+}
+
+function sentencesOfCard(pageId: string, card: CardText): readonly string[] {
+  let sentences = card.sentences ?? sentenceCache.get(card.key);
   if (!sentences) {
-    sentences = Object.freeze(sentencesOf(plainText(markdown)));
+    if (card.text === null) throw new Error(`The text ${card.key} was neither read nor held`);
+    sentences = Object.freeze(sentencesOf(plainText(card.text)));
     // A text of over a quarter of the cache is not kept: it would push most of the others out.
-    if (markdown.length < SENTENCE_CACHE_CHARS / 4) sentenceCache.set(markdown, sentences);
+    if (card.text.length < SENTENCE_CACHE_CHARS / 4) {
+      sentenceCache.set(card.key, sentences);
+      const keys = (textKeysByPage.get(pageId) ?? []).filter((key) => key !== card.key);
+      keys.push(card.key);
+      textKeysByPage.set(pageId, keys.slice(-KEYS_PER_PAGE));
+    }
   }
   return sentences;
 }
 
 /**
- * Finished snippets, kept by the card's text and then the reader's words: the same question shows the same pages,
+ * Finished snippets, kept by the card's text key and then the reader's words: the same question shows the same pages,
  * and marking their sentences was a quarter of the database's time under a mixed load (bench/RESULTS.md, 2026-12-05).
  * A snippet is a function of the two (and of PostgreSQL's English stemming), so an entry is never wrong, only
- * evicted; an edited page is a new text. Bounded by characters held, like the sentences. The text is the outer key
- * (not the two joined into one string): joining copied the whole page for every card of every search; looking the
- * text up only reads it. Setting an entry again after adding a snippet makes the cache count its new size.
+ * evicted. Bounded by characters held, like the sentences. Setting an entry again after adding a snippet makes the
+ * cache count its new size.
  */
 const SNIPPET_CACHE_CHARS = 8_000_000;
 const snippetCache = new LRUCache<string, Map<string, string>>({
   maxSize: SNIPPET_CACHE_CHARS,
-  sizeCalculation: (byWords, text) => {
-    let size = text.length;
+  sizeCalculation: (byWords, key) => {
+    let size = key.length;
     for (const [words, snippet] of byWords) size += words.length + snippet.length;
     return Math.max(1, size);
   },
@@ -70,22 +103,24 @@ const snippetCache = new LRUCache<string, Map<string, string>>({
 const SNIPPETS_PER_TEXT = 32;
 
 /** The snippet of this text for these words, when one was made before (undefined: make it). */
-export function cachedSnippet(markdown: string, words: string): string | undefined {
-  return snippetCache.get(markdown)?.get(words);
+export function cachedSnippet(key: string, words: string): string | undefined {
+  return snippetCache.get(key)?.get(words);
 }
 
-/** Keeps a snippet made for this text and these words (a text of over a quarter of the cache is not kept). */
-export function keepSnippet(markdown: string, words: string, snippet: string): void {
-  if (markdown.length >= SNIPPET_CACHE_CHARS / 4) return;
-  const byWords = snippetCache.get(markdown) ?? new Map<string, string>();
+/** Keeps a snippet made for this text and these words. */
+export function keepSnippet(key: string, words: string, snippet: string): void {
+  const byWords = snippetCache.get(key) ?? new Map<string, string>();
   if (byWords.size >= SNIPPETS_PER_TEXT && !byWords.has(words)) byWords.delete(byWords.keys().next().value!);
   byWords.set(words, snippet);
-  snippetCache.set(markdown, byWords);
+  snippetCache.set(key, byWords);
 }
 
-/** A card's text as sentences, with the ones worth ranking against the reader's words. */
-export function snippetSource(markdown: string, words: string): SnippetSource {
-  const sentences = sentencesOfMarkdown(markdown);
+/**
+ * A card's text as sentences, with the ones worth ranking against the reader's words. `card.text` may be null only
+ * when the card carries its sentences (heldSentences); `pageId`: the page the text is of (heldTextKeys).
+ */
+export function snippetSource(card: CardText, words: string, pageId = ''): SnippetSource {
+  const sentences = sentencesOfCard(pageId, card);
   const stems = [...new Set((words.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 1).map((w) => w.slice(0, Math.max(3, Math.min(5, w.length - 1)))))];
   const candidates: number[] = [];
   if (stems.length > 0) {

@@ -39,6 +39,37 @@ describe('search: statements per search', () => {
     expect(again.some((s) => s.includes('to_tsvector') && s.includes('ORDINALITY'))).toBe(false);
   });
 
+  it('reads a result\'s text once: the same search again reads none, and an edited page its new text', async () => {
+    const cardTexts = async (q: string) => {
+      const query = vi.spyOn(t.dataSource, 'query');
+      try {
+        const page = await t.http.get('/search').query({ q }).expect(200);
+        const at = query.mock.calls.findIndex(([sql]) => String(typeof sql === 'string' ? sql : (sql as { text: string }).text).includes('AS "textKey"'));
+        const rows = (await query.mock.results[at].value) as { slug: string; text: string | null }[];
+        return { html: page.text, texts: new Map(rows.map((r) => [r.slug, r.text])) };
+      } finally {
+        query.mockRestore();
+      }
+    };
+    const author = await t.as('author');
+    const created = await author.post('/api/pages').send({ title: 'Bell Buoys', body: 'Bell buoys clang with the swell off the bar.' }).expect(201);
+    const first = await cardTexts('bell buoys swell');
+    expect(first.texts.get('bell-buoys')).toContain('clang with the swell');
+    const again = await cardTexts('bell buoys swell');
+    expect(again.texts.get('bell-buoys')).toBeNull();
+    // The snippet is the same, made from the sentences held since the first search.
+    const snippetOf = (html: string) => html.match(/<mark>[^]*?clang[^]*?</)?.[0];
+    expect(snippetOf(first.html)).toMatch(/clang/);
+    expect(snippetOf(again.html)).toBe(snippetOf(first.html));
+    // Another question about the same page needs its text no more: the sentences are the text's, not the words'.
+    expect((await cardTexts('swell bar')).texts.get('bell-buoys')).toBeNull();
+
+    await author.put('/api/pages/bell-buoys').send({ body: 'Bell buoys clang louder with the winter swell off the bar.', baseVersion: created.body.version }).expect(200);
+    const edited = await cardTexts('bell buoys swell');
+    expect(edited.texts.get('bell-buoys')).toContain('clang louder');
+    expect(edited.html).toContain('louder');
+  });
+
   it('takes the pages a query names as live from the names dictionary, which hears every trash: no statement to check', async () => {
     const sent = async (q: string, extra: Record<string, string> = {}) => {
       const query = vi.spyOn(t.dataSource, 'query');

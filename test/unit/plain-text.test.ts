@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { plainInline, plainText } from '../../src/pages/markdown/plain-text.js';
-import { MARK_END, MARK_START, sentencesOf, snippetSource, snippetWindow } from '../../src/search/snippets.js';
+import { heldSentences, heldTextKeys, MARK_END, MARK_START, sentencesOf, snippetSource, snippetWindow } from '../../src/search/snippets.js';
+
+/** A card whose text is named by itself (the search names it by a content hash). */
+const card = (text: string) => ({ key: `t:${text}`, text });
 
 describe('plainText: Markdown as a person reads it', () => {
   it('drops emphasis, link syntax and code fences, keeping their text', () => {
@@ -45,10 +48,10 @@ describe('snippets', () => {
   });
 
   it('offers the sentences that share the start of a query word as candidates, else the first', () => {
-    const source = snippetSource('# Intro\n\nNothing here. The **graph** view draws pages. Graphs grow.', 'graphs');
+    const source = snippetSource(card('# Intro\n\nNothing here. The **graph** view draws pages. Graphs grow.'), 'graphs');
     expect(source.sentences).toEqual(['Intro', 'Nothing here.', 'The graph view draws pages.', 'Graphs grow.']);
     expect(source.candidates).toEqual([2, 3]);
-    expect(snippetSource('Alpha. Beta.', 'zeta').candidates).toEqual([0]);
+    expect(snippetSource(card('Alpha. Beta.'), 'zeta').candidates).toEqual([0]);
   });
 
   it("keeps the database's match marks out of the sentences: a page cannot write a mark of its own", () => {
@@ -56,7 +59,7 @@ describe('snippets', () => {
   });
 
   it('builds the window around the best sentence, with ellipses where text was left out', () => {
-    const source = snippetSource(Array.from({ length: 12 }, (_v, i) => `Sentence number ${i} has six words.`).join(' '), 'number');
+    const source = snippetSource(card(Array.from({ length: 12 }, (_v, i) => `Sentence number ${i} has six words.`).join(' ')), 'number');
     const marked = new Map([[5, `Sentence ${MARK_START}number${MARK_END} 5 has six words.`]]);
     const window = snippetWindow(source, 5, marked);
     expect(window.startsWith('… ')).toBe(true);
@@ -66,11 +69,24 @@ describe('snippets', () => {
   });
 
   it('reads a text parsed before from memory, and an edited text afresh, for each query its own candidates', () => {
-    const first = snippetSource('Graphs grow. Tags sort.', 'tags');
-    const again = snippetSource('Graphs grow. Tags sort.', 'graphs');
+    const first = snippetSource(card('Graphs grow. Tags sort.'), 'tags');
+    const again = snippetSource(card('Graphs grow. Tags sort.'), 'graphs');
     expect(again.sentences).toBe(first.sentences);
     expect(Object.isFrozen(again.sentences)).toBe(true);
     expect([first.candidates, again.candidates]).toEqual([[1], [0]]);
-    expect(snippetSource('Graphs grow. Tags sort well.', 'tags').sentences).toEqual(['Graphs grow.', 'Tags sort well.']);
+    expect(snippetSource(card('Graphs grow. Tags sort well.'), 'tags').sentences).toEqual(['Graphs grow.', 'Tags sort well.']);
+  });
+
+  it('names the texts it holds by page, so that a search need not read them again, and makes sentences from them alone', () => {
+    const first = snippetSource({ key: 'p:one', text: 'Ropes coil. Knots hold.' }, 'knots', 'page-1');
+    snippetSource({ key: 'c:two', text: 'A bowline loops.' }, 'bowline', 'page-1');
+    expect(heldTextKeys('page-1')).toEqual(['p:one', 'c:two']);
+    expect(heldTextKeys('page-2')).toEqual([]);
+    // The text left out: its held sentences stand in for it, also once the cache has let them go.
+    const sentences = heldSentences('p:one')!;
+    expect(sentences).toBe(first.sentences);
+    expect(snippetSource({ key: 'p:one', text: null, sentences }, 'ropes', 'page-1')).toEqual({ sentences, candidates: [0] });
+    expect(snippetSource({ key: 'p:one', text: null }, 'ropes', 'page-1').sentences).toBe(sentences);
+    expect(() => snippetSource({ key: 'p:never-read', text: null }, 'ropes', 'page-1')).toThrow(/neither read nor held/);
   });
 });
