@@ -31,12 +31,14 @@ export class PageFileRefsService implements PageSaveListener, PageFileSource, On
     this.pageFiles.register(this);
   }
 
-  async onPageSaved({ page, change, fileReferences }: PageSavedEvent, tx: EntityManager): Promise<void> {
+  async onPageSaved({ page, change, fileReferences, replacedHadFileReferences }: PageSavedEvent, tx: EntityManager): Promise<void> {
     // A page in the trash keeps its references: they are what keeps its files from readers (docs/attachments.md).
     if (change === 'deleted') return;
     const references = fileReferences ?? extractFileReferences(parseFrontmatter(page.body).body);
     const targets = [...new Set(references.map((reference) => reference.target))];
     if (targets.length === 0) {
+      // None now, and none in the version replaced (its save wrote them in its transaction): no row to delete.
+      if (replacedHadFileReferences === false) return;
       await this.attachments.replaceRefs(page.id, [], page.version, tx);
       return;
     }

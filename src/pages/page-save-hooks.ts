@@ -17,6 +17,11 @@ export interface PageSavedEvent {
   /** The page's file references, when the save has read them already (off the main thread, for a large page). */
   fileReferences?: FileReference[];
   /**
+   * Whether the version this write replaced referenced any file, when the write knows it (an edit of the version this
+   * process saved last: RecentSaves); undefined when it does not.
+   */
+  replacedHadFileReferences?: boolean;
+  /**
    * The page's Markdown without frontmatter and %%comments%% (what search and extraction read), when the save has
    * parsed it already: a listener need not parse the source again.
    */

@@ -131,7 +131,7 @@ export class PagesService {
       await this.links.reresolve(page.id, write.linkKeys, tx);
       return this.saved(page, 'created', tx, undefined, { write, analysis });
     });
-    this.recentSaves.remember(created);
+    this.recentSaves.remember(created, analysis.fileReferences.length > 0);
     return created;
   }
 
@@ -165,9 +165,10 @@ export class PagesService {
       // With the same title and names, every link to one of them resolves as it did: nothing to resolve again.
       if (!sameNames) for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
       // Nothing since the UPDATE wrote this page's row: the row it returned is the page as saved.
-      return { page: await this.saved(saved, 'updated', tx, touched, { write, analysis }), changed: true };
+      const replacedHadFileReferences = remembered?.hasFileReferences;
+      return { page: await this.saved(saved, 'updated', tx, touched, { write, analysis, replacedHadFileReferences }), changed: true };
     }, sameNames ? () => [...touched] : undefined);
-    this.recentSaves.remember(result.page);
+    this.recentSaves.remember(result.page, analysis.fileReferences.length > 0);
     return result;
   }
 
@@ -407,13 +408,19 @@ export class PagesService {
    * `parsed`: what this save has read from the source already (its Markdown, links, embeds and files), so that
    * nothing after it parses the page again.
    */
-  private async saved(written: PageEntity | string, change: PageChange, tx: EntityManager, touched?: Set<string>, parsed?: { write: PageWrite; analysis: SaveAnalysis }): Promise<PageEntity> {
+  private async saved(
+    written: PageEntity | string,
+    change: PageChange,
+    tx: EntityManager,
+    touched?: Set<string>,
+    parsed?: { write: PageWrite; analysis: SaveAnalysis; replacedHadFileReferences?: boolean },
+  ): Promise<PageEntity> {
     const page = typeof written === 'string' ? (await this.pages.findById(written, tx))! : written;
     // Its links are in place: the transcluded text of this page and of the pages embedding it follows (and their
     // renderings: they are among the pages this write changed for readers).
     const own = parsed && { markdown: parsed.write.markdown, embedKeys: parsed.analysis.embedKeys };
     for (const id of await this.transclusions.refreshSearch(page, tx, own)) touched?.add(id);
-    await this.saveHooks.pageSaved({ page, change, fileReferences: parsed?.analysis.fileReferences, text: parsed?.write.text }, tx);
+    await this.saveHooks.pageSaved({ page, change, fileReferences: parsed?.analysis.fileReferences, text: parsed?.write.text, replacedHadFileReferences: parsed?.replacedHadFileReferences }, tx);
     return page;
   }
 

@@ -2,7 +2,10 @@ import { LRUCache } from 'lru-cache';
 import type { PageEntity } from './page.entity.js';
 
 /** What an edit needs to know of the page it writes, besides the author's text. */
-export type PageFacts = Pick<PageEntity, 'id' | 'slug' | 'title' | 'version' | 'contentHash' | 'linkKeys'>;
+export type PageFacts = Pick<PageEntity, 'id' | 'slug' | 'title' | 'version' | 'contentHash' | 'linkKeys'> & {
+  /** Whether this version references any file (undefined: the write that saved it did not say). */
+  hasFileReferences?: boolean;
+};
 
 /** Pages remembered at once (a few hundred bytes each). */
 const REMEMBERED_PAGES = 10_000;
@@ -18,10 +21,10 @@ const REMEMBERED_PAGES = 10_000;
 export class RecentSaves {
   private readonly bySlug = new LRUCache<string, PageFacts>({ max: REMEMBERED_PAGES });
 
-  /** After the write committed: the page as written. */
-  remember(page: PageFacts): void {
+  /** After the write committed: the page as written, and whether its text references files (when the write knows). */
+  remember(page: PageFacts, hasFileReferences?: boolean): void {
     const { id, slug, title, version, contentHash, linkKeys } = page;
-    this.bySlug.set(slug, { id, slug, title, version, contentHash, linkKeys });
+    this.bySlug.set(slug, { id, slug, title, version, contentHash, linkKeys, hasFileReferences });
   }
 
   /** After a write committed that moved the page away from the slug (a rename, the trash). */

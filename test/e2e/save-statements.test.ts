@@ -119,11 +119,12 @@ describe('pages: what a save writes', () => {
 
   it('sends its statements as prepared statements, each planned once for all saves, not again on every save', async () => {
     // A save's statements took longer to parse and plan than to run (bench/RESULTS.md, 2026-12-07).
-    const created = await author.post('/api/pages').send({ title: 'Buoy Colours', body: 'Red to port. See [[Tide Tables]] and [[Harbour Log]].' }).expect(201);
+    // It shows a file: its references are written by every save (a page without any sends no statement for them).
+    const created = await author.post('/api/pages').send({ title: 'Buoy Colours', body: 'Red to port. See [[Tide Tables]] and [[Harbour Log]]. ![](buoys.png)' }).expect(201);
     let version = created.body.version as number;
     const saves = 9;
     for (let i = 1; i <= saves; i++) {
-      const body = `Red to port, ${'green '.repeat(i)}to starboard. See [[Tide Tables]] and [[Harbour Log]].`;
+      const body = `Red to port, ${'green '.repeat(i)}to starboard. See [[Tide Tables]] and [[Harbour Log]]. ![](buoys.png)`;
       version = (await author.put('/api/pages/buoy-colours').send({ body, baseVersion: version }).expect(200)).body.version;
     }
     const plans: { statement: string; generic: number; custom: number }[] = await t.dataSource.query(
@@ -174,6 +175,36 @@ describe('pages: what a save writes', () => {
     expect(gone.body.message).toMatch(/is in the trash/);
     const [{ version, body }] = await t.dataSource.query(`SELECT version, body FROM pages WHERE slug = 'channel-markers'`);
     expect([version, body]).toEqual([4, 'Cans and nuns, lit at night.']);
+  });
+
+  it('sends no statement for file references when neither the text saved nor the version it replaced has any', async () => {
+    const fileStatements = (sent: string[]) => sent.filter((s) => /\bpage_file_refs\b/.test(s));
+    const refs = async () => (await t.dataSource.query(`SELECT r.target FROM page_file_refs r JOIN pages p ON p.id = r.page_id WHERE p.slug = 'anchor-chains'`)).map((r: { target: string }) => r.target);
+    const created = await author.post('/api/pages').send({ title: 'Anchor Chains', body: 'Shackles and swivels.' }).expect(201);
+    let version = created.body.version as number;
+    const save = async (body: string) => {
+      let sent: string[] = [];
+      sent = await statementsOf(async () => {
+        version = (await author.put('/api/pages/anchor-chains').send({ body, baseVersion: version }).expect(200)).body.version;
+      });
+      return fileStatements(sent);
+    };
+    expect(await save('Shackles, swivels and links.')).toEqual([]);
+    expect(await save('Shackles and swivels. ![](chain.png)')).not.toEqual([]);
+    expect(await refs()).toEqual(['chain.png']);
+    // The file goes: the version replaced had it, so its row is deleted.
+    expect(await save('Shackles and swivels, no picture.')).not.toEqual([]);
+    expect(await refs()).toEqual([]);
+    expect(await save('Shackles and swivels, still no picture.')).toEqual([]);
+
+    // A version this process did not save (here: written directly, as another process would, with a file) is not
+    // known to be without files: its rows are deleted.
+    await t.dataSource.query(
+      `INSERT INTO page_file_refs (page_id, target, name_key, added_version) SELECT id, 'old.png', 'old.png', version FROM pages WHERE slug = 'anchor-chains'`);
+    await t.dataSource.query(`UPDATE pages SET version = version + 1 WHERE slug = 'anchor-chains'`);
+    version += 1;
+    expect(await save('Shackles and swivels, checked.')).not.toEqual([]);
+    expect(await refs()).toEqual([]);
   });
 
   it('still resolves links again when an edit changes the page’s names (a title or an alias in its frontmatter)', async () => {
