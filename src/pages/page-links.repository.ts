@@ -58,6 +58,66 @@ export const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
    WHERE p.link_keys @> ARRAY[${key}] AND p.deleted_at IS NULL
    ORDER BY (p.slug = ${key}) DESC, p.created_at, p.id LIMIT 1)`;
 
+/**
+ * CTEs that replace a page's outbound links ($1 the page; $2–$5 the links' kinds, targets, keys and headings), and
+ * `linked`: the pages it linked to before and links to now (their backlinks may have changed; null for a broken link).
+ * Only the links that changed are written: most saves keep a page's links as they were, and deleting and inserting
+ * them all left a dead row and new index entries per link on every save. The links gone and the links kept have
+ * different keys, so the DELETE and the upsert never touch the same row; `before` reads the links as they were when
+ * the statement began. The arrays sit behind scalar subqueries, so that PostgreSQL keeps one generic plan for every
+ * save (src/db/prepared-query.ts).
+ */
+const OUTBOUND_LINKS_CTES = `wanted AS (
+              SELECT l.kind, l.target, l.key, l.heading, l.position::int AS position, ${RESOLVE_KEY('l.key')} AS resolved
+                FROM unnest((SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]), (SELECT $5::text[]))
+                     WITH ORDINALITY AS l(kind, target, key, heading, position)),
+            before AS (SELECT resolved_page_id FROM page_links WHERE from_page_id = $1),
+            -- Data-modifying CTEs run to completion whether or not the query reads them.
+            gone AS (DELETE FROM page_links WHERE from_page_id = $1 AND target_key <> ALL ((SELECT $4::text[])::text[])),
+            kept AS (
+              INSERT INTO page_links AS pl (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
+              SELECT $1, w.kind, w.target, w.key, w.heading, w.position, w.resolved FROM wanted w
+               -- A link as it was is left out here rather than by the DO UPDATE's WHERE, which locks (writes) the row first.
+               WHERE NOT EXISTS (
+                 SELECT 1 FROM page_links o WHERE o.from_page_id = $1 AND o.target_key = w.key
+                    AND (o.kind, o.target, o.heading, o.position, o.resolved_page_id) IS NOT DISTINCT FROM (w.kind, w.target, w.heading, w.position, w.resolved))
+              ON CONFLICT (from_page_id, target_key) DO UPDATE
+                 SET kind = excluded.kind, target = excluded.target, heading = excluded.heading, position = excluded.position,
+                     resolved_page_id = excluded.resolved_page_id),
+            linked AS (SELECT b.resolved_page_id AS id FROM before b UNION SELECT w.resolved FROM wanted w)`;
+
+const outboundLinksParams = (pageId: string, links: LinkWrite[]) =>
+  [pageId, links.map((l) => l.kind), links.map((l) => l.target), links.map((l) => l.targetKey), links.map((l) => l.heading)];
+
+/** A page that may embed a changed page (EMBEDDERS_CTE), with what refreshing its transcluded words takes. */
+export interface EmbedderRow {
+  id: string;
+  slug: string;
+  version: number;
+  body: string;
+}
+
+/**
+ * A CTE `embedders` (id, slug, version, body): the live pages other than `ids` (a uuid[] expression) that link to
+ * one of them or to one of `keys` (a text[] expression) and hold an embed, whose transcluded text may have changed
+ * when those pages changed. Every save reads them, as a prepared statement whose one plan must serve any ids and
+ * keys: it is driven by them, each id and key an index probe of page_links and each linking page a probe of pages by
+ * its key (LATERAL, fenced with OFFSET 0), and the arrays sit behind scalar subqueries so that no plan depends on
+ * their values (src/db/prepared-query.ts). Written as a join with `= ANY(…)`, it was planned again on every save,
+ * and its generic plan scanned every page's body and every link (14 ms a save at 1,000 pages; bench/RESULTS.md,
+ * 2026-12-07).
+ */
+export const EMBEDDERS_CTE = (ids: string, keys: string) => `embedders AS MATERIALIZED (
+       WITH linking AS MATERIALIZED (
+              SELECT l.from_page_id FROM unnest((SELECT ${ids})) AS t(id)
+               CROSS JOIN LATERAL (SELECT l.from_page_id FROM page_links l WHERE l.resolved_page_id = t.id OFFSET 0) l
+              UNION
+              SELECT l.from_page_id FROM unnest((SELECT ${keys})) AS k(key)
+               CROSS JOIN LATERAL (SELECT l.from_page_id FROM page_links l WHERE l.target_key = k.key OFFSET 0) l)
+       SELECT p.id, p.slug, p.version, p.body
+         FROM linking h CROSS JOIN LATERAL (SELECT p.id, p.slug, p.version, p.body, p.deleted_at FROM pages p WHERE p.id = h.from_page_id OFFSET 0) p
+        WHERE p.deleted_at IS NULL AND NOT p.id = ANY ((SELECT ${ids})::uuid[]) AND strpos(p.body, '![[') > 0)`;
+
 // A NOTIFY payload must stay under 8000 bytes; a longer list of slugs is announced as "anything changed".
 const MAX_NOTIFY_BYTES = 7_900;
 
@@ -94,34 +154,51 @@ export class PageLinksRepository {
    * it linked to before and links to now (their backlinks may have changed).
    */
   async replaceOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<string[]> {
-    // One statement, and only the links that changed are written: most saves keep a page's links as they were, and
-    // deleting and inserting them all left a dead row and new index entries per link on every save. The links gone
-    // and the links kept have different keys, so the DELETE and the upsert never touch the same row; `before` reads
-    // the links as they were when the statement began. The arrays sit behind scalar subqueries, so that PostgreSQL
-    // keeps one generic plan for every save (src/db/prepared-query.ts).
+    // One statement, writing only the links that changed (OUTBOUND_LINKS_CTES).
     const rows: { id: string | null }[] = await preparedQuery(
       db,
-      `WITH wanted AS (
-              SELECT l.kind, l.target, l.key, l.heading, l.position::int AS position, ${RESOLVE_KEY('l.key')} AS resolved
-                FROM unnest((SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]), (SELECT $5::text[]))
-                     WITH ORDINALITY AS l(kind, target, key, heading, position)),
-            before AS (SELECT resolved_page_id FROM page_links WHERE from_page_id = $1),
-            -- Data-modifying CTEs run to completion whether or not the query reads them.
-            gone AS (DELETE FROM page_links WHERE from_page_id = $1 AND target_key <> ALL ((SELECT $4::text[])::text[])),
-            kept AS (
-              INSERT INTO page_links AS pl (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
-              SELECT $1, w.kind, w.target, w.key, w.heading, w.position, w.resolved FROM wanted w
-               -- A link as it was is left out here rather than by the DO UPDATE's WHERE, which locks (writes) the row first.
-               WHERE NOT EXISTS (
-                 SELECT 1 FROM page_links o WHERE o.from_page_id = $1 AND o.target_key = w.key
-                    AND (o.kind, o.target, o.heading, o.position, o.resolved_page_id) IS NOT DISTINCT FROM (w.kind, w.target, w.heading, w.position, w.resolved))
-              ON CONFLICT (from_page_id, target_key) DO UPDATE
-                 SET kind = excluded.kind, target = excluded.target, heading = excluded.heading, position = excluded.position,
-                     resolved_page_id = excluded.resolved_page_id)
-       SELECT b.resolved_page_id AS id FROM before b UNION SELECT w.resolved FROM wanted w`,
-      [pageId, links.map((l) => l.kind), links.map((l) => l.target), links.map((l) => l.targetKey), links.map((l) => l.heading)],
+      `WITH ${OUTBOUND_LINKS_CTES}
+       SELECT l.id FROM linked l`,
+      outboundLinksParams(pageId, links),
     );
     return [...new Set(rows.flatMap((r) => (r.id ? [r.id] : [])))];
+  }
+
+  /**
+   * An edit's links and what follows from them, in one statement (they were three round trips in the save's
+   * transaction): replaces the page's outbound links as replaceOutbound does (`linked`: the pages it links to now or
+   * linked to before), reads the pages that may embed it (EMBEDDERS_CTE, with its `keys`), and names the pages
+   * the edit changed for readers as far as this statement knows them: the page, those it links to now or before, and
+   * those embedders (`announced`: their ids and slugs), NOTIFYing them with an announcement as announcePages does.
+   * For an edit that keeps the page's names: no link elsewhere resolves differently, and the embedders read here are
+   * those the transclusion refresh would read after the links.
+   */
+  async replaceOutboundOfEdit(
+    pageId: string,
+    links: LinkWrite[],
+    keys: readonly string[],
+    db: EntityManager,
+    announce: Announcement | null,
+  ): Promise<{ linked: string[]; embedders: EmbedderRow[]; announced: { ids: string[]; slugs: string[] } }> {
+    const [row]: { linked: string[]; embedders: EmbedderRow[]; ids: string[]; slugs: string[] }[] = await preparedQuery(
+      db,
+      `WITH ${OUTBOUND_LINKS_CTES},
+            ${EMBEDDERS_CTE('ARRAY[$1]::uuid[]', '$6::text[]')},
+            -- Each page named is a probe of pages by its key (a join planned for the ids' estimate scanned every page).
+            named AS (
+              SELECT coalesce(json_agg(p.id), '[]'::json) AS ids, coalesce(json_agg(p.slug), '[]'::json) AS slugs
+                FROM (SELECT $1::uuid AS id UNION SELECT l.id FROM linked l WHERE l.id IS NOT NULL UNION SELECT e.id FROM embedders e) x
+               CROSS JOIN LATERAL (SELECT p.id, p.slug FROM pages p WHERE p.id = x.id OFFSET 0) p),
+            payload AS (SELECT n.ids, n.slugs, json_build_object('by', $8::text, 'pages', n.slugs)::text AS payload FROM named n)
+       SELECT (SELECT coalesce(json_agg(l.id), '[]'::json) FROM linked l WHERE l.id IS NOT NULL) AS linked,
+              (SELECT coalesce(json_agg(json_build_object('id', e.id, 'slug', e.slug, 'version', e.version, 'body', e.body)), '[]'::json) FROM embedders e) AS embedders,
+              n.ids, n.slugs,
+              CASE WHEN (SELECT $7::text) IS NOT NULL THEN pg_notify($7::text,
+                CASE WHEN octet_length(n.payload) <= ${MAX_NOTIFY_BYTES} THEN n.payload ELSE json_build_object('by', $8::text)::text END) END AS notified
+         FROM payload n`,
+      [...outboundLinksParams(pageId, links), keys, announce?.channel ?? null, announce?.sender ?? null],
+    );
+    return { linked: row.linked, embedders: row.embedders, announced: { ids: row.ids, slugs: row.slugs } };
   }
 
   /** A new page's outbound links (it has none yet): no statement when it links nowhere. Returns the pages they resolved to. */

@@ -10,8 +10,8 @@ import { rewriteWikilinks } from './markdown/link-rewrite.js';
 import { inlineTags, stripComments } from './markdown/obsidian-syntax.js';
 import { pageSlug, slugify } from './markdown/slug.js';
 import { outboundLinks } from './markdown/wikilinks.js';
-import { PageLinksRepository, type LinkKeyTurns, type LinkingSource } from './page-links.repository.js';
-import { PageChangeFeed } from './page-change-feed.js';
+import { PageLinksRepository, type EmbedderRow, type LinkKeyTurns, type LinkingSource } from './page-links.repository.js';
+import { PageChangeFeed, type Announcement } from './page-change-feed.js';
 import { PageSaveHooks, type PageChange } from './page-save-hooks.js';
 import type { PageRevisionEntity } from './page-revision.entity.js';
 import type { PageEntity } from './page.entity.js';
@@ -158,15 +158,24 @@ export class PagesService {
     // Keeping its names, the save changes what no key resolves to: it only reads its own keys too.
     const targets = links.map((l) => l.targetKey);
     const keys = sameNames ? { changes: [], reads: [...ownKeys, ...targets] } : { changes: ownKeys, reads: targets };
-    const result = await this.write(keys, async (tx) => {
+    const result = await this.write(keys, async (tx, announced) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, input.message ?? '', tx);
       if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, input);
-      for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
-      // With the same title and names, every link to one of them resolves as it did: nothing to resolve again.
-      if (!sameNames) for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
+      let embedders: EmbedderRow[] | undefined;
+      if (sameNames) {
+        // With the same title and names, every link to one of them resolves as it did: nothing to resolve again. One
+        // statement writes the links, reads the pages that may embed this one and announces what it knows changed.
+        const edit = await this.links.replaceOutboundOfEdit(current.id, links, write.linkKeys, tx, announced.announcement);
+        for (const id of edit.linked) touched.add(id);
+        embedders = edit.embedders;
+        announced.took(edit.announced);
+      } else {
+        for (const id of await this.links.replaceOutbound(current.id, links, tx)) touched.add(id);
+        for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
+      }
       // Nothing since the UPDATE wrote this page's row: the row it returned is the page as saved.
       const replacedHadFileReferences = remembered?.hasFileReferences;
-      return { page: await this.saved(saved, 'updated', tx, touched, { write, analysis, replacedHadFileReferences }), changed: true };
+      return { page: await this.saved(saved, 'updated', tx, touched, { write, analysis, replacedHadFileReferences, embedders }), changed: true };
     }, sameNames ? () => [...touched] : undefined);
     this.recentSaves.remember(result.page, analysis.fileReferences.length > 0);
     return result;
@@ -332,7 +341,7 @@ export class PagesService {
    * in a different order can still deadlock on PostgreSQL; the one it aborts runs again from the start and sees what
    * the other did.
    */
-  private async write<T>(linkKeys: LinkKeyTurns, work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
+  private async write<T>(linkKeys: LinkKeyTurns, work: (tx: EntityManager, announced: AnnouncedPages) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
     try {
       return await againOnConflict(MAX_WRITE_ATTEMPTS, () => this.writeOnce(linkKeys, work, touchedPages));
     } catch (error) {
@@ -340,7 +349,7 @@ export class PagesService {
     }
   }
 
-  private async writeOnce<T>(linkKeys: LinkKeyTurns, work: (tx: EntityManager) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
+  private async writeOnce<T>(linkKeys: LinkKeyTurns, work: (tx: EntityManager, announced: AnnouncedPages) => Promise<T>, touchedPages?: () => string[]): Promise<T> {
     let changed: string[] | null = null;
     const announcement = this.changeFeed.announcement;
     let result: T;
@@ -348,9 +357,14 @@ export class PagesService {
       result = await this.pages.transaction(async (tx) => {
         // NOTIFY is delivered at commit, so announcing first is the same as announcing last, and shares a round trip.
         await this.links.lockKeys(linkKeys, tx, touchedPages ? null : announcement);
-        const value = await work(tx);
-        // A write that knows which pages it changed names them (by slug), so caches keep every other page.
-        if (touchedPages) changed = await this.links.announcePages(touchedPages(), tx, announcement);
+        const announced = new AnnouncedPages(announcement);
+        const value = await work(tx, announced);
+        // A write that knows which pages it changed names them (by slug), so caches keep every other page: those its
+        // statements did not name already (an edit's links statement names most).
+        if (touchedPages) {
+          const rest = touchedPages().filter((id) => !announced.ids.has(id));
+          changed = rest.length > 0 ? [...announced.slugs, ...(await this.links.announcePages(rest, tx, announcement))] : [...announced.slugs];
+        }
         return value;
       });
     } catch (error) {
@@ -413,13 +427,13 @@ export class PagesService {
     change: PageChange,
     tx: EntityManager,
     touched?: Set<string>,
-    parsed?: { write: PageWrite; analysis: SaveAnalysis; replacedHadFileReferences?: boolean },
+    parsed?: { write: PageWrite; analysis: SaveAnalysis; replacedHadFileReferences?: boolean; embedders?: EmbedderRow[] },
   ): Promise<PageEntity> {
     const page = typeof written === 'string' ? (await this.pages.findById(written, tx))! : written;
     // Its links are in place: the transcluded text of this page and of the pages embedding it follows (and their
     // renderings: they are among the pages this write changed for readers).
     const own = parsed && { markdown: parsed.write.markdown, embedKeys: parsed.analysis.embedKeys };
-    for (const id of await this.transclusions.refreshSearch(page, tx, own)) touched?.add(id);
+    for (const id of await this.transclusions.refreshSearch(page, tx, own, parsed?.embedders)) touched?.add(id);
     await this.saveHooks.pageSaved({ page, change, fileReferences: parsed?.analysis.fileReferences, text: parsed?.write.text, replacedHadFileReferences: parsed?.replacedHadFileReferences }, tx);
     return page;
   }
@@ -468,6 +482,23 @@ export class PagesService {
       `Someone saved "${current.title}" (version ${current.version}) after you started editing version ${input.baseVersion}. Your text was not saved; merge it with theirs and save again.`,
       { currentVersion: current.version, currentBody: current.body, updatedBy: current.updatedBy, yourBody: input.body, baseVersion: input.baseVersion },
     );
+  }
+}
+
+/**
+ * The pages a write's statements announced as they went (PageLinksRepository.replaceOutboundOfEdit), by id and slug:
+ * the write announces only the others it changed, at its end. Made afresh for each attempt of a write (a transaction
+ * rolled back took its NOTIFYs with it).
+ */
+class AnnouncedPages {
+  readonly ids = new Set<string>();
+  readonly slugs: string[] = [];
+
+  constructor(readonly announcement: Announcement | null) {}
+
+  took(pages: { ids: string[]; slugs: string[] }): void {
+    pages.ids.forEach((id) => this.ids.add(id));
+    this.slugs.push(...pages.slugs);
   }
 }
 

@@ -6,7 +6,7 @@ import { stripComments } from './markdown/obsidian-syntax.js';
 import { plainText } from './markdown/plain-text.js';
 import { distinctWords, MAX_TRANSCLUSION_DEPTH, startTransclusion, transcludedText, type EmbeddedPage, type Transclusion } from './markdown/transclusion.js';
 import { embedKeysOf, extractLinks, type ParsedLink } from './markdown/wikilinks.js';
-import { PageLinksRepository } from './page-links.repository.js';
+import { PageLinksRepository, type EmbedderRow } from './page-links.repository.js';
 import type { PageEntity } from './page.entity.js';
 import { TransclusionRepository } from './transclusion.repository.js';
 
@@ -92,16 +92,19 @@ export class TransclusionService {
   /**
    * After a page write (inside its transaction): the transcluded text in the search vector of the page itself and of
    * every page that embeds it, directly or through other embeds. `own`: the page's Markdown (without frontmatter)
-   * and the keys it embeds, when the save has parsed them already. Returns the pages visited: this one and every
-   * page that embeds it, directly or through others (their renderings follow this page's text).
+   * and the keys it embeds, when the save has parsed them already. `readEmbedders`: the pages that may embed this one
+   * (TransclusionRepository.embeddersOf with its id and keys), when the save has read them already. Returns the pages
+   * visited: this one and every page that embeds it, directly or through others (their renderings follow this page's
+   * text).
    */
-  async refreshSearch(page: PageEntity, tx: EntityManager, own?: { markdown: string; embedKeys: string[] }): Promise<string[]> {
+  async refreshSearch(page: PageEntity, tx: EntityManager, own?: { markdown: string; embedKeys: string[] }, readEmbedders?: EmbedderRow[]): Promise<string[]> {
     const done = new Set<string>();
     if (!page.deletedAt) await this.refreshOne(page, tx, done, own);
     let changed = [page.id];
     let keys = page.linkKeys;
     for (let depth = 0; depth < MAX_TRANSCLUSION_DEPTH && changed.length > 0; depth++) {
-      const embedders = (await this.repository.embeddersOf(changed, keys, tx)).filter((row) => !done.has(row.id));
+      const read = depth === 0 && readEmbedders ? readEmbedders : await this.repository.embeddersOf(changed, keys, tx);
+      const embedders = read.filter((row) => !done.has(row.id));
       const transcluding: string[] = [];
       for (const row of embedders) if (await this.refreshOne(row, tx, done)) transcluding.push(row.id);
       // Only a page that embeds pages carries what it embeds on to the pages that embed it.

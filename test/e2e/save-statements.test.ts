@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Agent } from 'supertest';
 import { SHARE_PAGE_DECISION_GATE_SQL } from '../../src/db/page-decision-gate.js';
-import { nodesOf, planOf, statementSentBy, statementsSentBy } from '../support/query-plans.js';
+import { nodesOf, planOf, statementSentBy, statementsSentBy, type PlanNode } from '../support/query-plans.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { foamDocsCopies, importPages } from './kg-test-helpers.js';
 
@@ -64,6 +64,13 @@ describe('pages: what a save writes', () => {
     // statement: the inclusion decision needs no LOCK TABLE of its own.
     expect(sent.filter((s) => /^LOCK TABLE/i.test(s)), sent.join('\n')).toEqual([]);
     expect(sent[sent.indexOf('START TRANSACTION') + 1], sent.join('\n')).toContain(SHARE_PAGE_DECISION_GATE_SQL);
+    // Its links are written, the pages that may embed it read, and the pages it changed announced, by one statement.
+    expect(sent.filter((s) => /embedders AS MATERIALIZED|'pages', [ns]\.slugs/.test(s)), sent.join('\n')).toHaveLength(1);
+    // In all, between BEGIN and COMMIT: the gate and link keys, the page and its revision, its links (with the above),
+    // its inclusion decided, its word counts (with its extraction state). No file reference before or now: nothing
+    // for them; not included: no extraction job.
+    const inTransaction = sent.slice(sent.indexOf('START TRANSACTION') + 1, sent.indexOf('COMMIT'));
+    expect(inTransaction, inTransaction.join('\n')).toHaveLength(5);
     // The page's word counts are written, and its extraction state read, by one statement.
     const extractionData = sent.filter((s) => /\bkg_page_terms\b/.test(s) || /\bkg_page_extractions\b/.test(s));
     expect(extractionData, sent.join('\n')).toHaveLength(1);
@@ -133,10 +140,10 @@ describe('pages: what a save writes', () => {
       'the link keys locked': /pg_advisory_xact_lock/,
       'the page written with its revision': /^WITH saved AS \(\s*UPDATE pages SET slug[\s\S]*INSERT INTO page_revisions/,
       'its links': /^WITH wanted AS/,
-      'the pages embedding it': /^WITH linking AS MATERIALIZED/,
+      'the pages embedding it': /embedders AS MATERIALIZED/,
       'its inclusion decided': /WITH target AS/,
       'its file references': /page_file_refs/,
-      'the pages announced': /json_agg\(DISTINCT p.slug\)/,
+      'the pages announced': /'pages', n\.slugs/,
       'the API token looked up': /FROM api_tokens t JOIN users u/,
     };
     const found = Object.entries(markers).map(([what, marker]) => {
@@ -223,9 +230,10 @@ describe('pages: what a save writes', () => {
 
 /**
  * The pages that embed a saved page are looked up by every save, on one generic plan for all of them (a prepared
- * statement). Written as a join with `= ANY(…)`, that plan scanned every page's body and every link once the tables
- * had grown (14 ms a save at 1,000 pages; bench/RESULTS.md, 2026-12-07): it must probe page_links and pages by key
- * whatever ids and keys it is given.
+ * statement): by an edit that keeps the page's names in the statement that writes its links, by any other write on its
+ * own. Written as a join with `= ANY(…)`, that plan scanned every page's body and every link once the tables had grown
+ * (14 ms a save at 1,000 pages; bench/RESULTS.md, 2026-12-07): it must probe page_links and pages by key whatever ids
+ * and keys it is given.
  */
 describe('pages: the look-up of a saved page’s embedders probes by key on its generic plan', () => {
   let t: TestApp;
@@ -239,15 +247,30 @@ describe('pages: the look-up of a saved page’s embedders probes by key on its 
   });
   afterAll(() => t?.close());
 
-  it('plans it with index probes, never a scan of pages or of page_links', async () => {
+  const probesOnly = (plan: PlanNode) => {
+    expect(nodesOf(plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
+    expect(nodesOf(plan).map((n) => n['Index Name'])).toEqual(expect.arrayContaining(['pages_pkey']));
+  };
+
+  it('plans an edit’s links statement, which reads them, with index probes, never a scan of pages or of page_links', async () => {
     const author = await t.as('author');
     const [{ slug }] = await t.dataSource.query(`SELECT slug FROM pages WHERE deleted_at IS NULL AND NOT is_system ORDER BY slug LIMIT 1`);
-    const statement = await statementSentBy(t, 'WITH linking AS MATERIALIZED', async () => {
+    const statement = await statementSentBy(t, 'embedders AS MATERIALIZED', async () => {
       const page = (await author.get(`/api/pages/${slug}`).expect(200)).body as { body: string; version: number };
       await author.put(`/api/pages/${slug}`).send({ body: `${page.body}\n\nOne more line.`, baseVersion: page.version }).expect(200);
     });
-    const plan = await planOf(t, statement, ['uuid[]', 'text[]']);
-    expect(nodesOf(plan).filter((n) => n['Node Type'] === 'Seq Scan').map((n) => n['Relation Name'])).toEqual([]);
-    expect(nodesOf(plan).map((n) => n['Index Name'])).toEqual(expect.arrayContaining(['pages_pkey']));
+    expect(statement.text).toMatch(/^WITH wanted AS/);
+    probesOnly(await planOf(t, statement, ['uuid', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'text', 'text']));
+  });
+
+  it('plans the look-up of a write that changes the page’s names the same way', async () => {
+    const author = await t.as('author');
+    const [{ slug }] = await t.dataSource.query(`SELECT slug FROM pages WHERE deleted_at IS NULL AND NOT is_system ORDER BY slug LIMIT 1 OFFSET 1`);
+    const statement = await statementSentBy(t, 'embedders AS MATERIALIZED', async () => {
+      const page = (await author.get(`/api/pages/${slug}`).expect(200)).body as { body: string; version: number };
+      await author.put(`/api/pages/${slug}`).send({ body: `---\naliases: [Another Name For It]\n---\n${page.body}`, baseVersion: page.version }).expect(200);
+    });
+    expect(statement.text).toMatch(/^WITH embedders AS MATERIALIZED/);
+    probesOnly(await planOf(t, statement, ['uuid[]', 'text[]']));
   });
 });
