@@ -137,15 +137,28 @@ export class PagesService {
 
   async update(slug: string, input: UpdatePageInput, actor: Actor): Promise<SaveResult> {
     // The page as this process's last save of it committed it, when that is the version edited: an author saving
-    // again spares the read. The UPDATE below writes only that version of the page, live; when it does not match, the
-    // page is read and the answer is the conflict or the 404 the read would have given.
+    // again spares the read. It is a hint: the UPDATE writes only that version of that page, live, and when it finds
+    // none (another process saved, trashed or renamed it, and perhaps gave its slug to another page), the hint is
+    // dropped and the save runs again from a read, answering whatever that read gives.
     const remembered = this.recentSaves.at(slug, input.baseVersion);
-    const read = remembered ? null : await this.get(slug);
-    const current: PageFacts = remembered ?? read!;
+    if (remembered) {
+      try {
+        return await this.updateFrom(remembered, null, input, actor);
+      } catch (error) {
+        if (!(error instanceof DomainException && (error.code === DomainErrorCode.VersionConflict || error.code === DomainErrorCode.NotFound))) throw error;
+        this.recentSaves.forget(slug);
+      }
+    }
+    const read = await this.get(slug);
+    return this.updateFrom(read, read, input, actor);
+  }
+
+  /** An edit of `current` (`read`: the page as read now, or null when `current` is remembered from this process's save). */
+  private async updateFrom(current: PageFacts, read: PageEntity | null, input: UpdatePageInput, actor: Actor): Promise<SaveResult> {
     const write = this.prepare(input.body, current.title, current.slug);
     if (current.version !== input.baseVersion) throw this.conflict(read!, input);
     // Nothing to save: the answer is the page as it is now (read, if it was remembered).
-    if (write.contentHash === current.contentHash) return this.unchanged(read ?? (await this.get(slug)), input);
+    if (write.contentHash === current.contentHash) return this.unchanged(read ?? (await this.get(current.slug)), input);
     const analysis = await this.markdown.saveAnalysis(write.markdown);
     const { links } = analysis;
     write.searchLexemes = await this.searchLexemes(write.text);
@@ -174,7 +187,7 @@ export class PagesService {
         for (const id of await this.links.reresolve(current.id, ownKeys, tx)) touched.add(id);
       }
       // Nothing since the UPDATE wrote this page's row: the row it returned is the page as saved.
-      const replacedHadFileReferences = remembered?.hasFileReferences;
+      const replacedHadFileReferences = current.hasFileReferences;
       return { page: await this.saved(saved, 'updated', tx, touched, { write, analysis, replacedHadFileReferences, embedders }), changed: true };
     }, sameNames ? () => [...touched] : undefined);
     this.recentSaves.remember(result.page, analysis.fileReferences.length > 0);

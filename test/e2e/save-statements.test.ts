@@ -176,6 +176,15 @@ describe('pages: what a save writes', () => {
     const unchanged = await author.put('/api/pages/channel-markers').send({ body: 'Cans and nuns, lit at night.', baseVersion: 4 }).expect(200);
     expect(unchanged.body.version).toBe(4);
 
+    // Another process renames the page and gives its slug to another page, which has version 1 too: an edit of that
+    // page is saved (the page remembered under the slug is not the one edited, and is forgotten).
+    const other = await author.post('/api/pages').send({ title: 'Day Marks', body: 'Towers and beacons.' }).expect(201);
+    const renamed = await author.post('/api/pages').send({ title: 'Leading Lights', body: 'Two lights in line.' }).expect(201);
+    await t.dataSource.query(`UPDATE pages SET slug = 'leading-lights-old', title = 'Leading Lights Old', version = version + 1 WHERE id = $1`, [renamed.body.id]);
+    await t.dataSource.query(`UPDATE pages SET slug = 'leading-lights' WHERE id = $1`, [other.body.id]);
+    const moved = await author.put('/api/pages/leading-lights').send({ body: 'Towers, beacons and leading lights.', baseVersion: 1 }).expect(200);
+    expect(moved.body).toMatchObject({ id: other.body.id, version: 2 });
+
     // Trashed by another process: the remembered version 4 is no page to write; the answer is the trash's 404.
     await t.dataSource.query(`UPDATE pages SET deleted_at = now() WHERE slug = 'channel-markers'`);
     const gone = await author.put('/api/pages/channel-markers').send({ body: 'Cans, nuns and spars.', baseVersion: 4 }).expect(404);
