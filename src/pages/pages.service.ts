@@ -129,7 +129,8 @@ export class PagesService {
       await this.links.insertOutbound(page.id, links, tx);
       // Other pages' links that now reach this one; nothing here writes this page's row again.
       await this.links.reresolve(page.id, write.linkKeys, tx);
-      return this.saved(page, 'created', tx, undefined, { write, analysis });
+      // A new page has no earlier version, and so no file reference to delete.
+      return this.saved(page, 'created', tx, undefined, { write, analysis, replacedHadFileReferences: false });
     });
     this.recentSaves.remember(created, analysis.fileReferences.length > 0);
     return created;
