@@ -33,13 +33,18 @@ describe('inclusion policy under concurrent writes', () => {
       policy_cluster: string | null;
     }[])[0] ?? null;
 
+  /** A page of `origin` that a save will move to `target`, both clusters included (and a page of its own in `target`). */
+  const pageToMove = async (title: string, origin: string, target: string) => {
+    const created = (await page(title, origin)).body as { slug: string };
+    await page(`Resident of ${target}`, target);
+    await setPolicy(admin, origin, 'include');
+    await setPolicy(admin, target, 'include');
+    expect(await excludedRow(created.slug)).toBeNull();
+    return (await admin.get(`/api/pages/${created.slug}`).expect(200)).body as { body: string; version: number };
+  };
+
   it('excludes a page that a save moves into a cluster while an admin excludes that cluster', async () => {
-    await page('Mover', 'origin');
-    await page('Resident', 'target');
-    await setPolicy(admin, 'origin', 'include');
-    await setPolicy(admin, 'target', 'include');
-    const mover = (await admin.get('/api/pages/mover').expect(200)).body as { body: string; version: number };
-    expect(await excludedRow('mover')).toBeNull();
+    const mover = await pageToMove('Mover', 'origin', 'target');
 
     // The save decides (included: the target is still included) and then waits to enqueue its extraction job.
     const gate = await holdLock(t.dataSource, 'LOCK TABLE pgboss.job IN EXCLUSIVE MODE');
@@ -66,11 +71,7 @@ describe('inclusion policy under concurrent writes', () => {
   });
 
   it('decides a save that begins while a policy change is under way on the new policy, which it waits for', async () => {
-    await page('Late Mover', 'late-origin');
-    await page('Late Resident', 'late-target');
-    await setPolicy(admin, 'late-origin', 'include');
-    await setPolicy(admin, 'late-target', 'include');
-    const mover = (await admin.get('/api/pages/late-mover').expect(200)).body as { body: string; version: number };
+    const mover = await pageToMove('Late Mover', 'late-origin', 'late-target');
     // The change holds the gate alone, as ClusterPolicyRepository.writeTransaction does, and has excluded the target.
     const change = await holdLock(t.dataSource, `SELECT pg_advisory_xact_lock(${PAGE_DECISION_GATE_KEY})`, [], { commit: true });
     let save: Promise<supertest.Response> | null = null;
