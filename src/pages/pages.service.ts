@@ -174,7 +174,7 @@ export class PagesService {
     const keys = sameNames ? { changes: [], reads: [...ownKeys, ...targets] } : { changes: ownKeys, reads: targets };
     const result = await this.write(keys, async (tx, announced) => {
       const saved = await this.pages.updateIfVersion(current.id, input.baseVersion, write, actor.name, input.message ?? '', tx);
-      if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, input);
+      if (!saved) throw this.notSaved(await this.pages.findById(current.id, tx), input, current.slug);
       let embedders: EmbedderRow[] | undefined;
       if (sameNames) {
         // With the same title and names, every link to one of them resolves as it did: nothing to resolve again. One
@@ -238,7 +238,7 @@ export class PagesService {
       // its own row first and then this page (as a page that links to it), queues behind this one.
       const sources = options.rewriteLinks ? await this.links.sourcesLinkingTo(current.id, tx) : [];
       const saved = await this.pages.updateIfVersion(current.id, current.version, write, actor.name, `Renamed from "${current.title}"`, tx);
-      if (!saved) throw this.notSaved((await this.pages.findById(current.id, tx))!, { body, baseVersion: current.version });
+      if (!saved) throw this.notSaved(await this.pages.findById(current.id, tx), { body, baseVersion: current.version }, current.slug);
       if (newSlug !== current.slug) {
         await this.pages.addRedirect(current.slug, current.id, tx);
         await this.pages.removeRedirect(newSlug, tx);
@@ -485,8 +485,12 @@ export class PagesService {
     return new DomainException(DomainErrorCode.SlugTaken, `A page named "${existing.title}" already exists.`, { slug });
   }
 
-  /** Why a write of the version read missed its row: the page went to the trash meanwhile (404), or was saved (409). */
-  private notSaved(now: PageEntity, input: UpdatePageInput): DomainException {
+  /**
+   * Why a write of the version read missed its row: the page went to the trash meanwhile (404), or was saved (409); or
+   * its row is gone (a restore replaced the wiki under a page this process remembered: 404).
+   */
+  private notSaved(now: PageEntity | null, input: UpdatePageInput, slug: string): DomainException {
+    if (!now) return new DomainException(DomainErrorCode.NotFound, `There is no page "${slug}".`);
     return now.deletedAt ? inTrash(now) : this.conflict(now, input);
   }
 

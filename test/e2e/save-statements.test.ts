@@ -191,6 +191,12 @@ describe('pages: what a save writes', () => {
     expect(gone.body.message).toMatch(/is in the trash/);
     const [{ version, body }] = await t.dataSource.query(`SELECT version, body FROM pages WHERE slug = 'channel-markers'`);
     expect([version, body]).toEqual([4, 'Cans and nuns, lit at night.']);
+
+    // Gone altogether (a restore replaced the wiki under this process): the remembered page is no page; a 404.
+    const kept = await author.post('/api/pages').send({ title: 'Spar Buoys', body: 'Poles afloat.' }).expect(201);
+    await t.dataSource.query(`DELETE FROM pages WHERE id = $1`, [kept.body.id]);
+    const none = await author.put('/api/pages/spar-buoys').send({ body: 'Poles afloat, painted.', baseVersion: kept.body.version }).expect(404);
+    expect(none.body.message).toMatch(/no page "spar-buoys"/);
   });
 
   it('sends no statement for file references when neither the text saved nor the version it replaced has any', async () => {
