@@ -121,6 +121,16 @@ export const EMBEDDERS_CTE = (ids: string, keys: string) => `embedders AS MATERI
 // A NOTIFY payload must stay under 8000 bytes; a longer list of slugs is announced as "anything changed".
 const MAX_NOTIFY_BYTES = 7_900;
 
+/** An announcement's payload naming the pages of `slugs` (a json array) as sent by `sender` (a text parameter). */
+const PAGES_PAYLOAD = (slugs: string, sender: string) => `json_build_object('by', ${sender}::text, 'pages', ${slugs})::text`;
+
+/**
+ * SQL that NOTIFYs `payload` (PAGES_PAYLOAD) on `channel` when one is given (text parameters), or "anything may have
+ * changed" (no pages) when the payload would not fit in one notification.
+ */
+const NOTIFY_PAGES = (payload: string, channel: string, sender: string) => `CASE WHEN (SELECT ${channel}::text) IS NOT NULL THEN pg_notify(${channel}::text,
+                CASE WHEN octet_length(${payload}) <= ${MAX_NOTIFY_BYTES} THEN ${payload} ELSE json_build_object('by', ${sender}::text)::text END) END`;
+
 /** Advisory-lock namespace for link keys (any constant; src/db/advisory-locks.ts). */
 export const LINK_KEY_LOCKS = 7_104_263;
 
@@ -189,12 +199,10 @@ export class PageLinksRepository {
               SELECT coalesce(json_agg(p.id), '[]'::json) AS ids, coalesce(json_agg(p.slug), '[]'::json) AS slugs
                 FROM (SELECT $1::uuid AS id UNION SELECT l.id FROM linked l WHERE l.id IS NOT NULL UNION SELECT e.id FROM embedders e) x
                CROSS JOIN LATERAL (SELECT p.id, p.slug FROM pages p WHERE p.id = x.id OFFSET 0) p),
-            payload AS (SELECT n.ids, n.slugs, json_build_object('by', $8::text, 'pages', n.slugs)::text AS payload FROM named n)
+            payload AS (SELECT n.ids, n.slugs, ${PAGES_PAYLOAD('n.slugs', '$8')} AS payload FROM named n)
        SELECT (SELECT coalesce(json_agg(l.id), '[]'::json) FROM linked l WHERE l.id IS NOT NULL) AS linked,
               (SELECT coalesce(json_agg(json_build_object('id', e.id, 'slug', e.slug, 'version', e.version, 'body', e.body)), '[]'::json) FROM embedders e) AS embedders,
-              n.ids, n.slugs,
-              CASE WHEN (SELECT $7::text) IS NOT NULL THEN pg_notify($7::text,
-                CASE WHEN octet_length(n.payload) <= ${MAX_NOTIFY_BYTES} THEN n.payload ELSE json_build_object('by', $8::text)::text END) END AS notified
+              n.ids, n.slugs, ${NOTIFY_PAGES('n.payload', '$7', '$8')} AS notified
          FROM payload n`,
       [...outboundLinksParams(pageId, links), keys, announce?.channel ?? null, announce?.sender ?? null],
     );
@@ -215,10 +223,8 @@ export class PageLinksRepository {
     const [row]: { slugs: string[] }[] = await preparedQuery(
       db,
       `WITH s AS (SELECT coalesce(json_agg(DISTINCT p.slug), '[]'::json) AS slugs FROM pages p WHERE p.id = ANY ((SELECT $1::uuid[])::uuid[])),
-            named AS (SELECT s.slugs, json_build_object('by', $3::text, 'pages', s.slugs)::text AS payload FROM s)
-       SELECT n.slugs,
-              CASE WHEN (SELECT $2::text) IS NOT NULL THEN pg_notify($2::text,
-                CASE WHEN octet_length(n.payload) <= ${MAX_NOTIFY_BYTES} THEN n.payload ELSE json_build_object('by', $3::text)::text END) END AS notified
+            named AS (SELECT s.slugs, ${PAGES_PAYLOAD('s.slugs', '$3')} AS payload FROM s)
+       SELECT n.slugs, ${NOTIFY_PAGES('n.payload', '$2', '$3')} AS notified
          FROM named n`,
       [pageIds, announce?.channel ?? null, announce?.sender ?? null],
     );
