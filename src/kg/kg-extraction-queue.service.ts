@@ -118,8 +118,12 @@ export class KgExtractionQueue implements OnModuleInit, OnApplicationBootstrap, 
     }
     const source = extractionSourceOf(page, event.text);
     // The wiki's word statistics cover every live page, included or not: they describe its language, not its facts.
-    // The page's extraction state comes with them (one statement), read whether or not the policy includes the page.
-    const state = await this.repository.replaceTermsReadingState(page.id, termCounts(source.markdown), tx);
+    // The page's extraction state comes with them (one statement), read whether or not the policy includes the page;
+    // a created page has none to read.
+    const counts = termCounts(source.markdown);
+    const state = change === 'created'
+      ? await this.repository.insertTermsOfNewPage(page.id, counts, tx)
+      : await this.repository.replaceTermsReadingState(page.id, counts, tx);
     if (!(event.kgIncluded ?? (await this.policy.isPageIncluded(page.id, tx)))) return;
     const trigger: ExtractionTrigger = { kind: 'save', previousSourceHash: state.record || !state.hasChunks ? null : await this.previousSourceHash(page.id, page.version, tx) };
     if (!needsExtraction(state, source, this.embeddings.model, trigger)) {

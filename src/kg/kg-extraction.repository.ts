@@ -447,25 +447,44 @@ export class KgExtractionRepository {
   }
 
   /**
-   * Replaces a page's word counts (kg_page_terms) with these; a page in the trash keeps none. Only the rows that
-   * change are written: an edit of one sentence rewrote every word of the page (every save does this), and where
-   * autovacuum is slow or off the statistics read then waded through tens of thousands of dead rows. Unchanged rows
-   * are left out before the upsert, which would lock each of them (ON CONFLICT locks a row before testing its WHERE).
-   * Rows are written in term order, so two writers of one page (a save and a backfill) take their row locks in the
-   * same order.
+   * Replaces a page's word counts (kg_page_terms) with these, outside a save of the page (a page saved before the
+   * statistics existed, a restore's rebuild); a page in the trash keeps none. Only the rows that change are written:
+   * an edit of one sentence rewrote every word of the page (every save does this), and where autovacuum is slow or off
+   * the statistics read then waded through tens of thousands of dead rows. Unchanged rows are left out before the
+   * upsert, which would lock each of them (ON CONFLICT locks a row before testing its WHERE). Rows are written in term
+   * order, so two writers of one page (a save and a backfill) take their row locks in the same order. The page's row
+   * is share-locked first and the counts written only while it is live: no foreign key checks each row (migration
+   * 0036), and a page moved to the trash or deleted meanwhile keeps no counts.
    */
   async replacePageTerms(pageId: string, counts: TermCounts | null, tx: EntityManager | DataSource = this.dataSource): Promise<void> {
     // No counts: the statement's `gone` deletes every row of the page and nothing is inserted.
-    await preparedQuery(tx, `WITH ${TERMS_REPLACED} SELECT 1`, termsParams(pageId, counts));
+    await preparedQuery(tx, `WITH ${LIVE_PAGE_LOCKED}, ${termsReplaced('live')} SELECT 1`, termsParams(pageId, counts));
   }
 
   /**
    * A save's replacement of the page's word counts (as replacePageTerms) and read of its extraction state in one
    * statement: the state does not depend on the counts, and a save spares a round trip in its transaction. No counts
-   * (an empty page) leave the page none.
+   * (an empty page) leave the page none. The save holds the page's row (it wrote it in this transaction).
    */
   async replaceTermsReadingState(pageId: string, counts: TermCounts | null, tx: EntityManager): Promise<ExtractionState> {
-    return stateOf(await preparedQuery(tx, `WITH ${TERMS_REPLACED} ${EXTRACTION_STATE}`, termsParams(pageId, counts)));
+    return stateOf(await preparedQuery(tx, `WITH ${termsReplaced(null)} ${EXTRACTION_STATE}`, termsParams(pageId, counts)));
+  }
+
+  /**
+   * The word counts of a page created in this transaction: a new page has no counts, no extraction record and no
+   * chunk yet (its id is new), so its rows are simply inserted (a third of the cost of the replacing upsert) and its
+   * state needs no read.
+   */
+  async insertTermsOfNewPage(pageId: string, counts: TermCounts, tx: EntityManager): Promise<ExtractionState> {
+    if (counts.size > 0) {
+      await preparedQuery(
+        tx,
+        `INSERT INTO kg_page_terms (page_id, term, lower, capitalised)
+         SELECT $1, t.term, t.lower, t.capitalised FROM unnest($2::text[], $3::int[], $4::int[]) AS t(term, lower, capitalised)`,
+        termsParams(pageId, counts),
+      );
+    }
+    return { record: null, hasChunks: false };
   }
 
   /**
@@ -699,18 +718,24 @@ export interface ExtractionState {
   hasChunks: boolean;
 }
 
+/** Page $1's row, share-locked while it is live (no row when it is in the trash or gone): see replacePageTerms. */
+const LIVE_PAGE_LOCKED = `live AS MATERIALIZED (SELECT p.id FROM pages p WHERE p.id = $1 AND p.deleted_at IS NULL FOR SHARE)`;
+
 /**
  * Replaces page $1's word counts with the terms $2 and their lower-case ($3) and capitalised ($4) counts: only the
- * rows that change are written (replacePageTerms).
+ * rows that change are written (replacePageTerms). `guard` names a CTE whose one row must exist for anything to be
+ * inserted (LIVE_PAGE_LOCKED), or is null when the caller holds the page's row.
  */
-const TERMS_REPLACED = `fresh AS MATERIALIZED (SELECT t.term, t.lower, t.capitalised FROM unnest($2::text[], $3::int[], $4::int[]) AS t(term, lower, capitalised)),
+function termsReplaced(guard: 'live' | null): string {
+  return `fresh AS MATERIALIZED (SELECT t.term, t.lower, t.capitalised FROM unnest($2::text[], $3::int[], $4::int[]) AS t(term, lower, capitalised)),
             gone AS (DELETE FROM kg_page_terms k WHERE k.page_id = $1 AND NOT EXISTS (SELECT 1 FROM fresh f WHERE f.term = k.term)),
             written AS (
               INSERT INTO kg_page_terms AS k (page_id, term, lower, capitalised)
-                   SELECT $1, f.term, f.lower, f.capitalised FROM fresh f
+                   SELECT $1, f.term, f.lower, f.capitalised FROM fresh f${guard ? ` JOIN ${guard} ON true` : ''}
                     WHERE NOT EXISTS (SELECT 1 FROM kg_page_terms o WHERE o.page_id = $1 AND o.term = f.term AND (o.lower, o.capitalised) = (f.lower, f.capitalised))
                     ORDER BY f.term
                   ON CONFLICT (page_id, term) DO UPDATE SET lower = EXCLUDED.lower, capitalised = EXCLUDED.capitalised)`;
+}
 
 function termsParams(pageId: string, counts: TermCounts | null): unknown[] {
   if (!counts) return [pageId, [], [], []];

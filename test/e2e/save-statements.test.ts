@@ -233,6 +233,29 @@ describe('pages: what a save writes', () => {
     expect(await refs()).toEqual([]);
   });
 
+  it('inserts a created page’s word counts without reading anything first, and counts them as an edit would', async () => {
+    const counts = async (slug: string) =>
+      (await t.dataSource.query(
+        `SELECT k.term, k.lower, k.capitalised FROM kg_page_terms k JOIN pages p ON p.id = k.page_id WHERE p.slug = $1 ORDER BY k.term`, [slug],
+      )) as { term: string; lower: number; capitalised: number }[];
+    const body = 'The Harbour Master logs every ship. Harbour fees rise; the master waives them for Pilot Boats.';
+    const sent = await statementsOf(() => author.post('/api/pages').send({ title: 'Harbour Dues', body }).expect(201));
+    const extractionData = sent.filter((s) => /\bkg_page_terms\b/.test(s) || /\bkg_page_extractions\b/.test(s) || /\bkg_content_chunks\b/.test(s));
+    // A new page has no counts, no extraction record and no chunk: one plain INSERT, no upsert, no read of its state.
+    expect(extractionData, sent.join('\n')).toHaveLength(1);
+    expect(extractionData[0]).toMatch(/^INSERT INTO kg_page_terms \(page_id, term, lower, capitalised\) SELECT/);
+    expect(extractionData[0]).not.toMatch(/ON CONFLICT|kg_page_extractions/);
+    const inserted = await counts('harbour-dues');
+    expect(inserted.find((c) => c.term === 'harbour')).toEqual({ term: 'harbour', lower: 0, capitalised: 1 });
+    // The same text saved as an edit of another page (the replacing upsert) gives the same rows.
+    const other = await author.post('/api/pages').send({ title: 'Harbour Dues Draft', body: 'Draft.' }).expect(201);
+    await author.put('/api/pages/harbour-dues-draft').send({ body, baseVersion: other.body.version }).expect(200);
+    expect(await counts('harbour-dues-draft')).toEqual(inserted);
+    // An empty page sends nothing for its counts.
+    const empty = await statementsOf(() => author.post('/api/pages').send({ title: 'Harbour Blank', body: '' }).expect(201));
+    expect(empty.filter((s) => /\bkg_page_terms\b/.test(s)), empty.join('\n')).toEqual([]);
+  });
+
   it('still resolves links again when an edit changes the page’s names (a title or an alias in its frontmatter)', async () => {
     await author.post('/api/pages').send({ title: 'Signal Flags', body: 'About [[Semaphore]] and [[Flag Codes]].' }).expect(201);
     const target = await author.post('/api/pages').send({ title: 'Semaphore Towers', body: 'Arms on a mast.' }).expect(201);

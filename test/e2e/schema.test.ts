@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMigrations, rollback, migrate } from '../../src/db/migration-runner.js';
+import { KgExtractionRepository } from '../../src/kg/kg-extraction.repository.js';
+import { termCounts } from '../../src/kg/term-stats.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 describe('database schema', () => {
@@ -57,6 +59,33 @@ describe('database schema', () => {
     expect(await terms()).toBeGreaterThan(4);
     await t.dataSource.query('DELETE FROM pages WHERE id = $1', [created.body.id]);
     expect(await terms()).toBe(0);
+  });
+
+  it('keeps kg_page_terms to live pages without a foreign key: trash, restore, a deleted row and a late writer (migration 0036)', async () => {
+    const author = await t.as('author');
+    const created = await author.post('/api/pages').send({ title: 'Count Keeper', body: 'Lighthouse keepers polish brass lanterns.' }).expect(201);
+    const counts = async () => Number((await t.dataSource.query('SELECT count(*) AS n FROM kg_page_terms WHERE page_id = $1', [created.body.id]))[0].n);
+    expect(await counts()).toBeGreaterThan(3);
+    await author.delete('/api/pages/count-keeper').expect(204);
+    expect(await counts()).toBe(0);
+    // A writer outside the save (a backfill of a page saved before the statistics existed) writes none for a page in
+    // the trash, nor for one that is gone.
+    const repository = t.app.get(KgExtractionRepository);
+    await repository.replacePageTerms(created.body.id, termCounts('Lighthouse keepers polish brass lanterns.'));
+    expect(await counts()).toBe(0);
+    await author.post('/api/pages/count-keeper/restore').expect(201);
+    expect(await counts()).toBeGreaterThan(3);
+    await t.dataSource.query('DELETE FROM kg_page_terms WHERE page_id = $1', [created.body.id]);
+    await repository.replacePageTerms(created.body.id, termCounts('Lighthouse keepers polish brass lanterns.'));
+    expect(await counts()).toBeGreaterThan(3);
+    await t.dataSource.query('DELETE FROM pages WHERE id = $1', [created.body.id]);
+    expect(await counts()).toBe(0);
+    await repository.replacePageTerms(created.body.id, termCounts('Lighthouse keepers polish brass lanterns.'));
+    expect(await counts()).toBe(0);
+    const keys: { name: string }[] = await t.dataSource.query(
+      `SELECT conname AS name FROM pg_constraint WHERE conrelid = 'kg_page_terms'::regclass AND contype = 'f'`,
+    );
+    expect(keys).toEqual([]);
   });
 
   it("gives every mention its chunk's page, whatever a writer sends (migration 0029)", async () => {
