@@ -5,6 +5,7 @@ import type { TermStats } from '../extractors/extraction.types.js';
 import type { StoredChunk } from './chunk-plan.js';
 import type { TermCounts } from './term-stats.js';
 import { preparedQuery } from '../db/prepared-query.js';
+import { SEARCH_CORPUS } from '../db/search-corpus.js';
 import { vectorText } from '../db/vector-text.js';
 import { MAX_PROPOSAL_ALIASES } from './name-variants.js';
 import { lockEdgeSignaturesSql } from './edge-signature-locks.js';
@@ -421,7 +422,7 @@ export class KgExtractionRepository {
                 FROM jsonb_to_recordset($1::jsonb) AS p(i int, a text, b text),
                      LATERAL (SELECT ARRAY(SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', p.a)) u) AS w) a,
                      LATERAL (SELECT ARRAY(SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', p.b)) u) AS w) b),
-            total AS MATERIALIZED (SELECT count(*)::int AS n FROM page_search_stats)
+            total AS MATERIALIZED (SELECT c.n::int AS n FROM (${SEARCH_CORPUS}) c)
        SELECT p.i, total.n,
               (SELECT count(*) FROM (SELECT t.page_id FROM page_search_terms t WHERE t.lexeme = ANY(p.a) GROUP BY t.page_id HAVING count(*) = cardinality(p.a)) x)::int AS na,
               (SELECT count(*) FROM (SELECT t.page_id FROM page_search_terms t WHERE t.lexeme = ANY(p.b) GROUP BY t.page_id HAVING count(*) = cardinality(p.b)) x)::int AS nb,

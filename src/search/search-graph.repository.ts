@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { EntityMention, GraphEdge } from './graph-proximity.js';
 import { pageFilterSql, withoutJit, type SearchFilters } from './search.repository.js';
 import { preparedQuery } from '../db/prepared-query.js';
+import { SEARCH_CORPUS } from '../db/search-corpus.js';
 
 /** The most pages of one entity the graph list reads. */
 const MENTIONED_PAGES_PER_ENTITY = 200;
@@ -102,7 +103,7 @@ export class SearchGraphRepository {
       this.dataSource,
       `WITH reached AS (SELECT DISTINCT unnest($1::bigint[]) AS node_id)
        SELECT h.page_id AS "pageId", r.node_id::text AS "nodeId", greatest(df.n, 1)::int AS pages,
-              (SELECT count(*) FROM page_search_stats)::int AS "totalPages"
+              (SELECT n FROM (${SEARCH_CORPUS}) c)::int AS "totalPages"
          FROM reached r
          CROSS JOIN LATERAL (SELECT count(*) AS n FROM kg_mentions m WHERE m.node_id = r.node_id) df
          CROSS JOIN LATERAL (SELECT DISTINCT c.page_id

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { LRUCache } from 'lru-cache';
 import type { PageLink } from './linked-slots.js';
 import { preparedQuery } from '../db/prepared-query.js';
+import { SEARCH_CORPUS } from '../db/search-corpus.js';
 import { MARK_END, MARK_START } from './snippets.js';
 
 /** BM25 parameters and the per-field boosts (the search vector weights title A, aliases and tags B, body C). */
@@ -156,9 +157,9 @@ export class SearchRepository {
   /**
    * Live pages matching any of the words (OR: a question never needs every word), best `limit` first, ranked by BM25
    * with the title and alias/tag boosts applied to term frequency before saturation (BM25F-like). Term and document
-   * frequencies come from `page_search_terms`, the live-page count and average length from `page_search_stats`
-   * (both kept by triggers in each page write's transaction), so every web process ranks alike. `words` and
-   * `excluded` are free text; PostgreSQL stems them and drops stop words.
+   * frequencies come from `page_search_terms`, the live-page count and average length from `page_search_totals`
+   * (src/db/search-corpus.ts; both kept by triggers in each page write's transaction), so every web process ranks
+   * alike. `words` and `excluded` are free text; PostgreSQL stems them and drops stop words.
    *
    * Candidates: for each query term only its `max(300, 2·limit)` highest-impact pages (`headSize`; an index ordered
    * by the saturated, length-normalised term frequency); the `2·limit` pages those heads score best are then scored
@@ -226,7 +227,7 @@ export class SearchRepository {
       `WITH terms AS MATERIALIZED (
               ${QUERY_TERMS('$1', '$9')}),
             unwanted AS MATERIALIZED (SELECT DISTINCT u.lexeme FROM unnest(to_tsvector('english', $2)) u),
-            corpus AS MATERIALIZED (SELECT count(*) AS n, greatest(avg(length), 1) AS avgdl FROM page_search_stats),
+            corpus AS MATERIALIZED (${SEARCH_CORPUS}),
             idf AS MATERIALIZED (
               SELECT t.lexeme, df.df, t.w * ln(1 + (c.n - df.df + 0.5) / (df.df + 0.5)) AS idf
                 FROM terms t CROSS JOIN corpus c

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readMigrations, rollback, migrate } from '../../src/db/migration-runner.js';
+import { SEARCH_CORPUS } from '../../src/db/search-corpus.js';
 import { KgExtractionRepository } from '../../src/kg/kg-extraction.repository.js';
 import { termCounts } from '../../src/kg/term-stats.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -86,6 +87,40 @@ describe('database schema', () => {
       `SELECT conname AS name FROM pg_constraint WHERE conrelid = 'kg_page_terms'::regclass AND contype = 'f'`,
     );
     expect(keys).toEqual([]);
+  });
+
+  it('keeps the search totals (BM25’s page count and average length) in step with page_search_stats, stripe by stripe (migration 0037)', async () => {
+    const author = await t.as('author');
+    const drift = async () => {
+      const [row] = await t.dataSource.query(
+        `SELECT (SELECT count(*)::int FROM (SELECT page_search_totals_stripe(page_id) AS stripe, count(*) AS pages, sum(length) AS length FROM page_search_stats GROUP BY 1) e
+                   FULL JOIN (SELECT * FROM page_search_totals WHERE pages <> 0 OR length <> 0) a USING (stripe)
+                  WHERE e.pages IS DISTINCT FROM a.pages OR e.length IS DISTINCT FROM a.length) AS stripes,
+                c.n::int AS n, c.avgdl::text AS avgdl,
+                (SELECT count(*)::int FROM page_search_stats) AS "statsN", (SELECT greatest(avg(length), 1)::text FROM page_search_stats) AS "statsAvgdl"
+           FROM (${SEARCH_CORPUS}) c`,
+      );
+      expect(row.n).toBe(row.statsN);
+      expect(row.avgdl).toBe(row.statsAvgdl);
+      return row.stripes as number;
+    };
+    expect(await drift()).toBe(0);
+    // Created at once (on PostgreSQL, in concurrent transactions), edited longer, renamed, trashed, restored, deleted.
+    const titles = Array.from({ length: 12 }, (_, i) => `Totals Page ${i}`);
+    await Promise.all(titles.map((title, i) => author.post('/api/pages').send({ title, body: 'word '.repeat(i + 1) }).expect(201)));
+    expect(await drift()).toBe(0);
+    const [first] = await t.dataSource.query(`SELECT length FROM page_search_stats s JOIN pages p ON p.id = s.page_id WHERE p.slug = 'totals-page-0'`);
+    await author.put('/api/pages/totals-page-0').send({ body: 'many more words than it had before', baseVersion: 1 }).expect(200);
+    const [after] = await t.dataSource.query(`SELECT length FROM page_search_stats s JOIN pages p ON p.id = s.page_id WHERE p.slug = 'totals-page-0'`);
+    expect(after.length).toBeGreaterThan(first.length);
+    expect(await drift()).toBe(0);
+    await author.post('/api/pages/totals-page-1/rename').send({ title: 'Totals Page One' }).expect(201);
+    await author.delete('/api/pages/totals-page-2').expect(204);
+    expect(await drift()).toBe(0);
+    await author.post('/api/pages/totals-page-2/restore').expect(201);
+    await author.delete('/api/pages/totals-page-3').expect(204);
+    await t.dataSource.query(`DELETE FROM pages WHERE slug = 'totals-page-4'`);
+    expect(await drift()).toBe(0);
   });
 
   it("gives every mention its chunk's page, whatever a writer sends (migration 0029)", async () => {
