@@ -58,6 +58,12 @@ export const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
    WHERE p.link_keys @> ARRAY[${key}] AND p.deleted_at IS NULL
    ORDER BY (p.slug = ${key}) DESC, p.created_at, p.id LIMIT 1)`;
 
+/** `wanted`: a page's links ($2–$5: kinds, targets, keys, headings) in order, each resolved to a live page or null. */
+const WANTED_LINKS_CTE = `wanted AS (
+              SELECT l.kind, l.target, l.key, l.heading, l.position::int AS position, ${RESOLVE_KEY('l.key')} AS resolved
+                FROM unnest((SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]), (SELECT $5::text[]))
+                     WITH ORDINALITY AS l(kind, target, key, heading, position))`;
+
 /**
  * CTEs that replace a page's outbound links ($1 the page; $2–$5 the links' kinds, targets, keys and headings), and
  * `linked`: the pages it linked to before and links to now (their backlinks may have changed; null for a broken link).
@@ -67,10 +73,7 @@ export const RESOLVE_KEY = (key: string) => `(SELECT p.id FROM pages p
  * the statement began. The arrays sit behind scalar subqueries, so that PostgreSQL keeps one generic plan for every
  * save (src/db/prepared-query.ts).
  */
-const OUTBOUND_LINKS_CTES = `wanted AS (
-              SELECT l.kind, l.target, l.key, l.heading, l.position::int AS position, ${RESOLVE_KEY('l.key')} AS resolved
-                FROM unnest((SELECT $2::text[]), (SELECT $3::text[]), (SELECT $4::text[]), (SELECT $5::text[]))
-                     WITH ORDINALITY AS l(kind, target, key, heading, position)),
+const OUTBOUND_LINKS_CTES = `${WANTED_LINKS_CTE},
             before AS (SELECT resolved_page_id FROM page_links WHERE from_page_id = $1),
             -- Data-modifying CTEs run to completion whether or not the query reads them.
             gone AS (DELETE FROM page_links WHERE from_page_id = $1 AND target_key <> ALL ((SELECT $4::text[])::text[])),
@@ -209,9 +212,29 @@ export class PageLinksRepository {
     return { linked: row.linked, embedders: row.embedders, announced: { ids: row.ids, slugs: row.slugs } };
   }
 
-  /** A new page's outbound links (it has none yet): no statement when it links nowhere. Returns the pages they resolved to. */
-  async insertOutbound(pageId: string, links: LinkWrite[], db: EntityManager): Promise<string[]> {
-    return links.length === 0 ? [] : this.replaceOutbound(pageId, links, db);
+  /**
+   * A created page's links and what follows from them, in one statement (they were three round trips in the save's
+   * transaction): its outbound links inserted (it has none yet), each resolved; the links elsewhere that name one of
+   * its `keys` resolved again (as reresolve does: a broken link to it now reaches it); and the pages that may embed it
+   * read (EMBEDDERS_CTE). All three see the wiki as it was before the statement, the page's row included: the
+   * embedders are found by the links naming its keys, which are the links the reresolve points at it (no link pointed
+   * at its new id before), so they are the pages a read after the reresolve would find.
+   */
+  async insertOutboundOfNew(pageId: string, links: LinkWrite[], keys: readonly string[], db: EntityManager): Promise<EmbedderRow[]> {
+    const [row]: { embedders: EmbedderRow[] }[] = await preparedQuery(
+      db,
+      `WITH ${WANTED_LINKS_CTE},
+            inserted AS (
+              INSERT INTO page_links (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
+              SELECT $1, w.kind, w.target, w.key, w.heading, w.position, w.resolved FROM wanted w),
+            reresolved AS (
+              UPDATE page_links SET resolved_page_id = ${RESOLVE_KEY('target_key')}
+               WHERE target_key = ANY ((SELECT $6::text[])::text[]) AND resolved_page_id IS DISTINCT FROM ${RESOLVE_KEY('target_key')}),
+            ${EMBEDDERS_CTE('ARRAY[$1]::uuid[]', '$6::text[]')}
+       SELECT (SELECT coalesce(json_agg(json_build_object('id', e.id, 'slug', e.slug, 'version', e.version, 'body', e.body)), '[]'::json) FROM embedders e) AS embedders`,
+      [...outboundLinksParams(pageId, links), keys],
+    );
+    return row.embedders;
   }
 
   /**

@@ -126,11 +126,11 @@ export class PagesService {
       // The slug's unique index decides whether it is free; only a taken one is read, for the message.
       const page = await this.pages.insert(write, actor.name, input.message ?? 'Created', tx, vaultOrigin);
       if (!page) throw (await this.slugTaken(write.slug, tx)) ?? new DomainException(DomainErrorCode.SlugTaken, `A page "${write.title}" was being created at the same moment; try again.`, { slug: write.slug });
-      await this.links.insertOutbound(page.id, links, tx);
-      // Other pages' links that now reach this one; nothing here writes this page's row again.
-      await this.links.reresolve(page.id, write.linkKeys, tx);
+      // Its links, other pages' links that now reach it, and the pages that may embed it: one statement. Nothing here
+      // writes this page's row again.
+      const embedders = await this.links.insertOutboundOfNew(page.id, links, write.linkKeys, tx);
       // A new page has no earlier version, and so no file reference to delete.
-      return this.saved(page, 'created', tx, undefined, { write, analysis, replacedHadFileReferences: false });
+      return this.saved(page, 'created', tx, undefined, { write, analysis, replacedHadFileReferences: false, embedders });
     });
     this.recentSaves.remember(created, analysis.fileReferences.length > 0);
     return created;

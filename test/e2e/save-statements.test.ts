@@ -233,6 +233,41 @@ describe('pages: what a save writes', () => {
     expect(await refs()).toEqual([]);
   });
 
+  it('creates a page in five statements: its links, the links that now reach it and its embedders are one', async () => {
+    // A page that links to the page to come and embeds it, saved first: its link is broken until the page exists.
+    await author.post('/api/pages').send({ title: 'Tide Almanac', body: 'Tables: ![[Neap Tides]]. Also see [[Neap Tides]].' }).expect(201);
+    // One that links to another page to come, and embeds nothing.
+    await author.post('/api/pages').send({ title: 'Tide Notes', body: 'See [[Spring Tides]].' }).expect(201);
+    const linksOf = async (slug: string) =>
+      (await t.dataSource.query(
+        `SELECT l.target_key AS key, r.slug AS resolved FROM page_links l JOIN pages p ON p.id = l.from_page_id LEFT JOIN pages r ON r.id = l.resolved_page_id
+          WHERE p.slug = $1 ORDER BY l.position`, [slug],
+      )) as { key: string; resolved: string | null }[];
+    expect(await linksOf('tide-almanac')).toEqual([{ key: 'neap-tides', resolved: null }]);
+    expect(await linksOf('tide-notes')).toEqual([{ key: 'spring-tides', resolved: null }]);
+
+    // A page no page embeds (no page linking to it holds an embed): between BEGIN and COMMIT, the gate and link keys, the page and its revision, its links
+    // with the links that now reach it and the pages that may embed it, its inclusion decided, its word counts.
+    let sent = await statementsOf(() => author.post('/api/pages').send({ title: 'Spring Tides', body: 'Largest range at syzygy. See [[Tide Almanac]] and [[King Tides]].' }).expect(201));
+    let inTransaction = sent.slice(sent.indexOf('START TRANSACTION') + 1, sent.indexOf('COMMIT'));
+    expect(inTransaction, inTransaction.join('\n')).toHaveLength(5);
+    const linkStatements = inTransaction.filter((s) => /\bpage_links\b/.test(s));
+    expect(linkStatements, inTransaction.join('\n')).toHaveLength(1);
+    expect(linkStatements[0]).toMatch(/INSERT INTO page_links .* UPDATE page_links SET resolved_page_id .* embedders AS MATERIALIZED/);
+    expect(await linksOf('spring-tides')).toEqual([{ key: 'tide-almanac', resolved: 'tide-almanac' }, { key: 'king-tides', resolved: null }]);
+    expect(await linksOf('tide-notes')).toEqual([{ key: 'spring-tides', resolved: 'spring-tides' }]);
+
+    // A page the almanac embeds: its words reach the almanac's search text in the same transaction, from the
+    // embedders that statement read (the almanac's own embedders are read next, for what it transcludes onwards).
+    sent = await statementsOf(() => author.post('/api/pages').send({ title: 'Neap Tides', body: 'Smallest range at quadrature.' }).expect(201));
+    inTransaction = sent.slice(sent.indexOf('START TRANSACTION') + 1, sent.indexOf('COMMIT'));
+    expect(inTransaction.filter((s) => /^UPDATE pages SET search/.test(s)), inTransaction.join('\n')).toHaveLength(1);
+    expect(inTransaction.filter((s) => /^UPDATE page_links/.test(s)), inTransaction.join('\n')).toEqual([]);
+    expect(await linksOf('tide-almanac')).toEqual([{ key: 'neap-tides', resolved: 'neap-tides' }]);
+    const found = (await t.http.get('/api/search').query({ q: 'quadrature' }).expect(200)).body.hits.map((hit: { slug: string }) => hit.slug);
+    expect(found).toEqual(expect.arrayContaining(['neap-tides', 'tide-almanac']));
+  });
+
   it('inserts a created page’s word counts without reading anything first, and counts them as an edit would', async () => {
     const counts = async (slug: string) =>
       (await t.dataSource.query(
@@ -303,6 +338,15 @@ describe('pages: the look-up of a saved page’s embedders probes by key on its 
     });
     expect(statement.text).toMatch(/^WITH wanted AS/);
     probesOnly(await planOf(t, statement, ['uuid', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'text', 'text']));
+  });
+
+  it('plans a created page’s links statement, which resolves others’ links and reads its embedders, with index probes too', async () => {
+    const author = await t.as('author');
+    const statement = await statementSentBy(t, 'embedders AS MATERIALIZED', async () => {
+      await author.post('/api/pages').send({ title: 'Plan Probe Page', body: 'Links to [[Getting Started]] and [[Nowhere Yet]].' }).expect(201);
+    });
+    expect(statement.text).toMatch(/^WITH wanted AS[\s\S]*INSERT INTO page_links/);
+    probesOnly(await planOf(t, statement, ['uuid', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]']));
   });
 
   it('plans the look-up of a write that changes the page’s names the same way', async () => {
