@@ -5,12 +5,13 @@
 -- page's row. Every search counted and averaged page_search_stats, one row per page: 0.19 ms of database time at
 -- 1,000 pages, ten times that at 10,000, in every search (src/search/search.repository.ts, `corpus`).
 --
--- page_search_totals holds the same two sums split over 64 stripes by page: a change of page_search_stats adds its
--- difference to its page's stripe, in the same transaction, and a search sums 64 rows. Stripes, not one row: two
--- saves wait for each other here only when their pages share a stripe and their lengths change (a created, deleted
--- or restored page, or an edit that changes the page's length), and then only until the first commits. Two writes
--- that take stripes in different orders may deadlock; page writes run again when PostgreSQL aborts one
--- (src/pages/pages.service.ts, write).
+-- page_search_totals holds the same two sums split over up to 64 rows: a change of page_search_stats adds its
+-- difference (a page more or fewer, a length longer or shorter) to the row of the connection that makes it
+-- (pg_backend_pid() & 63), in the same transaction, and a search sums the rows. A row per connection, not one row:
+-- a connection runs one transaction at a time, so two page writes never wait for each other here (unless their
+-- connections' pids share the low six bits), and a transaction only ever writes one row, so no two can deadlock on
+-- them. A row's own sums mean nothing (a page created on one connection and deleted on another leaves +1 in one row
+-- and −1 in the other); their totals are exact.
 --
 -- The sums are exact, so a search ranks as it did: N = Σ pages and avgdl = Σ length / Σ pages, the numeric division
 -- avg() makes. A restore empties this table with page_search_stats, and the rebuild fills both again.
@@ -21,25 +22,24 @@ CREATE TABLE page_search_totals (
   length  bigint NOT NULL
 );
 
-CREATE FUNCTION page_search_totals_stripe(page uuid) RETURNS smallint
-  LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  AS $$ SELECT (hashtext(page::text) & 63)::smallint $$;
-
 CREATE FUNCTION page_search_totals_follow() RETURNS trigger
   LANGUAGE plpgsql
   AS $$
+DECLARE
+  pages_delta bigint := 0;
+  length_delta bigint := 0;
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO page_search_totals AS t (stripe, pages, length) VALUES (page_search_totals_stripe(NEW.page_id), 1, NEW.length)
-      ON CONFLICT (stripe) DO UPDATE SET pages = t.pages + 1, length = t.length + EXCLUDED.length;
-  ELSIF TG_OP = 'DELETE' THEN
-    UPDATE page_search_totals SET pages = pages - 1, length = length - OLD.length WHERE stripe = page_search_totals_stripe(OLD.page_id);
-  ELSIF NEW.page_id IS DISTINCT FROM OLD.page_id THEN
-    UPDATE page_search_totals SET pages = pages - 1, length = length - OLD.length WHERE stripe = page_search_totals_stripe(OLD.page_id);
-    INSERT INTO page_search_totals AS t (stripe, pages, length) VALUES (page_search_totals_stripe(NEW.page_id), 1, NEW.length)
-      ON CONFLICT (stripe) DO UPDATE SET pages = t.pages + 1, length = t.length + EXCLUDED.length;
-  ELSIF NEW.length IS DISTINCT FROM OLD.length THEN
-    UPDATE page_search_totals SET length = length + NEW.length - OLD.length WHERE stripe = page_search_totals_stripe(NEW.page_id);
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    pages_delta := pages_delta + 1;
+    length_delta := length_delta + NEW.length;
+  END IF;
+  IF TG_OP IN ('DELETE', 'UPDATE') THEN
+    pages_delta := pages_delta - 1;
+    length_delta := length_delta - OLD.length;
+  END IF;
+  IF pages_delta <> 0 OR length_delta <> 0 THEN
+    INSERT INTO page_search_totals AS t (stripe, pages, length) VALUES ((pg_backend_pid() & 63)::smallint, pages_delta, length_delta)
+      ON CONFLICT (stripe) DO UPDATE SET pages = t.pages + EXCLUDED.pages, length = t.length + EXCLUDED.length;
   END IF;
   RETURN NULL;
 END
@@ -60,12 +60,11 @@ CREATE TRIGGER page_search_stats_totals_truncate AFTER TRUNCATE ON page_search_s
   FOR EACH STATEMENT EXECUTE FUNCTION page_search_totals_emptied();
 
 INSERT INTO page_search_totals (stripe, pages, length)
-  SELECT page_search_totals_stripe(page_id), count(*), coalesce(sum(length), 0) FROM page_search_stats GROUP BY 1;
+  SELECT 0, count(*), coalesce(sum(length), 0) FROM page_search_stats;
 
 -- migrate:down
 DROP TRIGGER page_search_stats_totals_truncate ON page_search_stats;
 DROP TRIGGER page_search_stats_totals ON page_search_stats;
 DROP FUNCTION page_search_totals_emptied();
 DROP FUNCTION page_search_totals_follow();
-DROP FUNCTION page_search_totals_stripe(uuid);
 DROP TABLE page_search_totals;
