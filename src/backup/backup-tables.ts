@@ -54,8 +54,8 @@ export const BACKUP_TABLES: readonly BackupTable[] = [
 /** Rebuilt after a restore from the tables above, never read from an archive (src/backup/restore.service.ts). */
 export const DERIVED_TABLES: readonly { name: string; rebuiltBy: string }[] = [
   { name: 'page_links', rebuiltBy: 'the pages’ Markdown, parsed again' },
-  { name: 'page_search_terms', rebuiltBy: 'triggers on pages.search (migration 0007)' },
-  { name: 'page_search_stats', rebuiltBy: 'triggers on pages.search (migration 0006)' },
+  { name: 'page_search_terms', rebuiltBy: 'a trigger on pages.search (migrations 0007, 0038)' },
+  { name: 'page_search_stats', rebuiltBy: 'a trigger on pages.search (migrations 0006, 0038)' },
   { name: 'page_search_totals', rebuiltBy: 'triggers on page_search_stats (migration 0037)' },
   { name: 'kg_excluded_pages', rebuiltBy: 'the inclusion policy’s reconciliation' },
   { name: 'kg_page_terms', rebuiltBy: 'the pages’ word counts' },

@@ -121,6 +121,42 @@ describe('database schema', () => {
     expect(await drift()).toBe(0);
   });
 
+  it('keeps a page’s search rows with one trigger, and an edit that keeps the page’s length leaves its stats row untouched (migration 0038)', async () => {
+    const author = await t.as('author');
+    const triggers: { name: string }[] = await t.dataSource.query(
+      `SELECT tgname AS name FROM pg_trigger WHERE tgrelid = 'pages'::regclass AND NOT tgisinternal AND tgname LIKE 'pages_search_%' AND tgname NOT LIKE 'pages_search_names_%'`,
+    );
+    expect(triggers.map((r) => r.name)).toEqual(['pages_search_rows']);
+    const created = await author.post('/api/pages').send({ title: 'Length Keeper', body: 'Amber lamps glow softly.' }).expect(201);
+    const stats = async () =>
+      (await t.dataSource.query(`SELECT length, xmin::text AS xmin, xmax::text AS xmax FROM page_search_stats WHERE page_id = $1`, [created.body.id]))[0] as
+        { length: number; xmin: string; xmax: string } | undefined;
+    const before = (await stats())!;
+    // Same number of words: the stats row is neither rewritten nor locked (an upsert's DO UPDATE locks it first).
+    await author.put('/api/pages/length-keeper').send({ body: 'Amber lamps glow brightly.', baseVersion: created.body.version }).expect(200);
+    expect(await stats()).toEqual(before);
+    expect(before.xmax).toBe('0');
+    // A longer text: the row follows, and the words' rows carry the stepped length as a fresh page's would.
+    await author.put('/api/pages/length-keeper').send({ body: 'Amber lamps glow brightly over the quiet harbour tonight.', baseVersion: created.body.version + 1 }).expect(200);
+    const longer = (await stats())!;
+    expect(longer.length).toBeGreaterThan(before.length);
+    const [{ differ }] = await t.dataSource.query(
+      `SELECT count(*)::int AS differ FROM (
+         (SELECT lexeme, tf_a, tf_b, tf_c, length FROM page_search_terms WHERE page_id = $1
+          EXCEPT SELECT r.lexeme, r.tf_a, r.tf_b, r.tf_c, r.length FROM pages p, page_search_terms_rows(p.id, p.search) r WHERE p.id = $1)
+         UNION ALL
+         (SELECT r.lexeme, r.tf_a, r.tf_b, r.tf_c, r.length FROM pages p, page_search_terms_rows(p.id, p.search) r WHERE p.id = $1
+          EXCEPT SELECT lexeme, tf_a, tf_b, tf_c, length FROM page_search_terms WHERE page_id = $1)) d`,
+      [created.body.id],
+    );
+    expect(differ).toBe(0);
+    // The trash takes both, a restore brings both back.
+    await author.delete('/api/pages/length-keeper').expect(204);
+    expect(await stats()).toBeUndefined();
+    await author.post('/api/pages/length-keeper/restore').expect(201);
+    expect((await stats())!.length).toBe(longer.length);
+  });
+
   it("gives every mention its chunk's page, whatever a writer sends (migration 0029)", async () => {
     const author = await t.as('author');
     const [a, b] = await Promise.all(['Mention Home', 'Mention Elsewhere'].map(async (title) => (await author.post('/api/pages').send({ title, body: 'Text.' }).expect(201)).body.id as string));
