@@ -121,6 +121,17 @@ export const EMBEDDERS_CTE = (ids: string, keys: string) => `embedders AS MATERI
          FROM linking h CROSS JOIN LATERAL (SELECT p.id, p.slug, p.version, p.body, p.deleted_at FROM pages p WHERE p.id = h.from_page_id OFFSET 0) p
         WHERE p.deleted_at IS NULL AND NOT p.id = ANY ((SELECT ${ids})::uuid[]) AND strpos(p.body, '![[') > 0)`;
 
+/** The embedders (EMBEDDERS_CTE) as one JSON array of EmbedderRow, for a statement that returns them with other things. */
+const EMBEDDERS_JSON = `(SELECT coalesce(json_agg(json_build_object('id', e.id, 'slug', e.slug, 'version', e.version, 'body', e.body)), '[]'::json) FROM embedders e)`;
+
+/**
+ * An UPDATE that resolves again the links `match` selects (a condition on page_links), writing only those whose
+ * target changes: after a page appears, goes or changes its names.
+ */
+const RESOLVE_AGAIN = (match: string) => `UPDATE page_links SET resolved_page_id = ${RESOLVE_KEY('target_key')}
+        WHERE ${match}
+          AND resolved_page_id IS DISTINCT FROM ${RESOLVE_KEY('target_key')}`;
+
 // A NOTIFY payload must stay under 8000 bytes; a longer list of slugs is announced as "anything changed".
 const MAX_NOTIFY_BYTES = 7_900;
 
@@ -204,7 +215,7 @@ export class PageLinksRepository {
                CROSS JOIN LATERAL (SELECT p.id, p.slug FROM pages p WHERE p.id = x.id OFFSET 0) p),
             payload AS (SELECT n.ids, n.slugs, ${PAGES_PAYLOAD('n.slugs', '$8')} AS payload FROM named n)
        SELECT (SELECT coalesce(json_agg(l.id), '[]'::json) FROM linked l WHERE l.id IS NOT NULL) AS linked,
-              (SELECT coalesce(json_agg(json_build_object('id', e.id, 'slug', e.slug, 'version', e.version, 'body', e.body)), '[]'::json) FROM embedders e) AS embedders,
+              ${EMBEDDERS_JSON} AS embedders,
               n.ids, n.slugs, ${NOTIFY_PAGES('n.payload', '$7', '$8')} AS notified
          FROM payload n`,
       [...outboundLinksParams(pageId, links), keys, announce?.channel ?? null, announce?.sender ?? null],
@@ -228,10 +239,9 @@ export class PageLinksRepository {
               INSERT INTO page_links (from_page_id, kind, target, target_key, heading, position, resolved_page_id)
               SELECT $1, w.kind, w.target, w.key, w.heading, w.position, w.resolved FROM wanted w),
             reresolved AS (
-              UPDATE page_links SET resolved_page_id = ${RESOLVE_KEY('target_key')}
-               WHERE target_key = ANY ((SELECT $6::text[])::text[]) AND resolved_page_id IS DISTINCT FROM ${RESOLVE_KEY('target_key')}),
+              ${RESOLVE_AGAIN('target_key = ANY ((SELECT $6::text[])::text[])')}),
             ${EMBEDDERS_CTE('ARRAY[$1]::uuid[]', '$6::text[]')}
-       SELECT (SELECT coalesce(json_agg(json_build_object('id', e.id, 'slug', e.slug, 'version', e.version, 'body', e.body)), '[]'::json) FROM embedders e) AS embedders`,
+       SELECT ${EMBEDDERS_JSON} AS embedders`,
       [...outboundLinksParams(pageId, links), keys],
     );
     return row.embedders;
@@ -262,9 +272,7 @@ export class PageLinksRepository {
     // Only the links whose target changes are written; the pages they are on are returned (their rendering changed).
     const rows = returnedRows<{ id: string }>(await preparedQuery(
       db,
-      `UPDATE page_links SET resolved_page_id = ${RESOLVE_KEY('target_key')}
-        WHERE (resolved_page_id = $1 OR target_key = ANY($2::text[]))
-          AND resolved_page_id IS DISTINCT FROM ${RESOLVE_KEY('target_key')}
+      `${RESOLVE_AGAIN('(resolved_page_id = $1 OR target_key = ANY($2::text[]))')}
        RETURNING from_page_id AS id`,
       [pageId, keys],
     ));
