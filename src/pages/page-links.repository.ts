@@ -190,37 +190,47 @@ export class PageLinksRepository {
 
   /**
    * An edit's links and what follows from them, in one statement (they were three round trips in the save's
-   * transaction): replaces the page's outbound links as replaceOutbound does (`linked`: the pages it links to now or
-   * linked to before), reads the pages that may embed it (EMBEDDERS_CTE, with its `keys`), and names the pages
-   * the edit changed for readers as far as this statement knows them: the page, those it links to now or before, and
-   * those embedders (`announced`: their ids and slugs), NOTIFYing them with an announcement as announcePages does.
-   * For an edit that keeps the page's names: no link elsewhere resolves differently, and the embedders read here are
-   * those the transclusion refresh would read after the links.
+   * transaction): replaces the page's outbound links as replaceOutbound does, reads the pages that may embed it
+   * (EMBEDDERS_CTE, with its `keys`), and names the pages the edit changed for readers as far as this statement knows
+   * them: the page, those whose backlinks changed (`backlinksChanged`) and those embedders (`announced`: their ids and
+   * slugs), NOTIFYing them with an announcement as announcePages does. A page's backlinks list the pages that link to
+   * it, each by its title and cluster: with `sameBacklinks` (the edit keeps this page's cluster) only the pages it
+   * starts or stops linking to see theirs change; without, every page it links to, before or now. For an edit that
+   * keeps the page's names: no link elsewhere resolves differently, and the embedders read here are those the
+   * transclusion refresh would read after the links.
    */
   async replaceOutboundOfEdit(
     pageId: string,
     links: LinkWrite[],
     keys: readonly string[],
+    sameBacklinks: boolean,
     db: EntityManager,
     announce: Announcement | null,
-  ): Promise<{ linked: string[]; embedders: EmbedderRow[]; announced: { ids: string[]; slugs: string[] } }> {
-    const [row]: { linked: string[]; embedders: EmbedderRow[]; ids: string[]; slugs: string[] }[] = await preparedQuery(
+  ): Promise<{ backlinksChanged: string[]; embedders: EmbedderRow[]; announced: { ids: string[]; slugs: string[] } }> {
+    const [row]: { backlinksChanged: string[]; embedders: EmbedderRow[]; ids: string[]; slugs: string[] }[] = await preparedQuery(
       db,
       `WITH ${OUTBOUND_LINKS_CTES},
             ${EMBEDDERS_CTE('ARRAY[$1]::uuid[]', '$6::text[]')},
+            -- The pages whose backlinks now list this page differently: those it links to before and not now, or now
+            -- and not before (every one when the edit changes what its backlink shows).
+            relinked AS (
+              SELECT l.id FROM linked l
+               WHERE l.id IS NOT NULL
+                 AND (NOT (SELECT $9::boolean)
+                      OR EXISTS (SELECT 1 FROM before b WHERE b.resolved_page_id = l.id) <> EXISTS (SELECT 1 FROM wanted w WHERE w.resolved = l.id))),
             -- Each page named is a probe of pages by its key (a join planned for the ids' estimate scanned every page).
             named AS (
               SELECT coalesce(json_agg(p.id), '[]'::json) AS ids, coalesce(json_agg(p.slug), '[]'::json) AS slugs
-                FROM (SELECT $1::uuid AS id UNION SELECT l.id FROM linked l WHERE l.id IS NOT NULL UNION SELECT e.id FROM embedders e) x
+                FROM (SELECT $1::uuid AS id UNION SELECT r.id FROM relinked r UNION SELECT e.id FROM embedders e) x
                CROSS JOIN LATERAL (SELECT p.id, p.slug FROM pages p WHERE p.id = x.id OFFSET 0) p),
             payload AS (SELECT n.ids, n.slugs, ${PAGES_PAYLOAD('n.slugs', '$8')} AS payload FROM named n)
-       SELECT (SELECT coalesce(json_agg(l.id), '[]'::json) FROM linked l WHERE l.id IS NOT NULL) AS linked,
+       SELECT (SELECT coalesce(json_agg(r.id), '[]'::json) FROM relinked r) AS "backlinksChanged",
               ${EMBEDDERS_JSON} AS embedders,
               n.ids, n.slugs, ${NOTIFY_PAGES('n.payload', '$7', '$8')} AS notified
          FROM payload n`,
-      [...outboundLinksParams(pageId, links), keys, announce?.channel ?? null, announce?.sender ?? null],
+      [...outboundLinksParams(pageId, links), keys, announce?.channel ?? null, announce?.sender ?? null, sameBacklinks],
     );
-    return { linked: row.linked, embedders: row.embedders, announced: { ids: row.ids, slugs: row.slugs } };
+    return { backlinksChanged: row.backlinksChanged, embedders: row.embedders, announced: { ids: row.ids, slugs: row.slugs } };
   }
 
   /**

@@ -164,10 +164,11 @@ export class PagesService {
     const { links } = analysis;
     write.searchLexemes = await this.searchLexemes(write.text);
     const ownKeys = [...new Set([...current.linkKeys, ...write.linkKeys])];
-    // The same title and names: no link elsewhere resolves or reads differently, so only this page, the pages it
-    // links to (before or now: their backlinks) and the pages that embed it change for readers, and the page caches
-    // forget only those.
+    // The same title and names: no link elsewhere resolves or reads differently, so only this page, the pages that
+    // embed it and the pages whose backlinks change for readers, and the page caches forget only those. A backlink
+    // shows this page's title and cluster: with the same cluster too, only the pages it starts or stops linking to.
     const sameNames = write.title === current.title && sameSet(write.linkKeys, current.linkKeys);
+    const sameBacklinks = write.cluster === current.cluster;
     const touched = new Set<string>([current.id]);
     // Keeping its names, the save changes what no key resolves to: it only reads its own keys too.
     const targets = links.map((l) => l.targetKey);
@@ -179,8 +180,8 @@ export class PagesService {
       if (sameNames) {
         // With the same title and names, every link to one of them resolves as it did: nothing to resolve again. One
         // statement writes the links, reads the pages that may embed this one and announces what it knows changed.
-        const edit = await this.links.replaceOutboundOfEdit(current.id, links, write.linkKeys, tx, announced.announcement);
-        for (const id of edit.linked) touched.add(id);
+        const edit = await this.links.replaceOutboundOfEdit(current.id, links, write.linkKeys, sameBacklinks, tx, announced.announcement);
+        for (const id of edit.backlinksChanged) touched.add(id);
         embedders = edit.embedders;
         announced.took(edit.announced);
       } else {

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { PageEntity } from './page.entity.js';
 
 /** What an edit needs to know of the page it writes, besides the author's text. */
-export type PageFacts = Pick<PageEntity, 'id' | 'slug' | 'title' | 'version' | 'contentHash' | 'linkKeys'> & {
+export type PageFacts = Pick<PageEntity, 'id' | 'slug' | 'title' | 'cluster' | 'version' | 'contentHash' | 'linkKeys'> & {
   /** Whether this version references any file (undefined: the write that saved it did not say). */
   hasFileReferences?: boolean;
 };
@@ -23,8 +23,8 @@ export class RecentSaves {
 
   /** After the write committed: the page as written, and whether its text references files (when the write knows). */
   remember(page: PageFacts, hasFileReferences?: boolean): void {
-    const { id, slug, title, version, contentHash, linkKeys } = page;
-    this.bySlug.set(slug, { id, slug, title, version, contentHash, linkKeys, hasFileReferences });
+    const { id, slug, title, cluster, version, contentHash, linkKeys } = page;
+    this.bySlug.set(slug, { id, slug, title, cluster, version, contentHash, linkKeys, hasFileReferences });
   }
 
   /** After a write committed that moved the page away from the slug (a rename, the trash). */

@@ -82,7 +82,7 @@ describe('rendered page cache', () => {
     expect((await one.agent.get('/page/role-page').expect(200)).text).toContain('Read again.');
   });
 
-  it('after a save that keeps the page\'s names, forgets only that page and the pages it links to, before and now', async () => {
+  it('after a save that keeps the page\'s names, forgets only that page, the pages embedding it and those whose backlinks change', async () => {
     const author = await t.as('author');
     for (const title of ['Keep One', 'Keep Two', 'Keep Three', 'Keep Other']) {
       await author.post('/api/pages').send({ title, body: `${title} text.` }).expect(201);
@@ -95,9 +95,27 @@ describe('rendered page cache', () => {
     const models = t.app.get(PageViewCache).models;
     expect(slugs.filter((slug) => models.get(slug) === undefined)).toEqual([]);
 
-    // Links now to One and Three (Two loses a backlink, Three gains one), and the cluster its backlinks show changes.
-    await author.put('/api/pages/keep-source').send({ body: '---\ncluster: kept\n---\nSee [[Keep One]] and [[Keep Three]].', baseVersion: 1 }).expect(200);
-    expect(slugs.filter((slug) => models.get(slug) !== undefined)).toEqual(['keep-other']);
+    const cached = () => slugs.filter((slug) => models.get(slug) !== undefined);
+    const viewAll = async () => {
+      for (const slug of slugs) await t.http.get(`/page/${slug}`).expect(200);
+    };
+
+    // Other words, the same links and cluster: no backlink changes, so the pages it links to stay cached.
+    await author.put('/api/pages/keep-source').send({ body: 'See [[Keep One]] and, again, [[Keep Two]].', baseVersion: 1 }).expect(200);
+    expect(cached()).toEqual(['keep-one', 'keep-two', 'keep-three', 'keep-other']);
+    expect((await t.http.get('/page/keep-embedder').expect(200)).text).toContain('again,');
+
+    // Links now to One and Three: Two loses a backlink and Three gains one; One's stays as it was.
+    await viewAll();
+    await author.put('/api/pages/keep-source').send({ body: 'See [[Keep One]] and [[Keep Three]].', baseVersion: 2 }).expect(200);
+    expect(cached()).toEqual(['keep-one', 'keep-other']);
+    expect((await t.http.get('/page/keep-two').expect(200)).text).not.toContain('Keep Source');
+    expect((await t.http.get('/page/keep-three').expect(200)).text).toContain('href="/page/keep-source"');
+
+    // The cluster its backlinks show changes: every page it links to is forgotten, with the same links.
+    await viewAll();
+    await author.put('/api/pages/keep-source').send({ body: '---\ncluster: kept\n---\nSee [[Keep One]] and [[Keep Three]].', baseVersion: 3 }).expect(200);
+    expect(cached()).toEqual(['keep-two', 'keep-other']);
     expect((await t.http.get('/page/keep-source').expect(200)).text).toContain('href="/page/keep-three"');
     expect((await t.http.get('/page/keep-two').expect(200)).text).not.toContain('Keep Source');
     const three = (await t.http.get('/page/keep-three').expect(200)).text;

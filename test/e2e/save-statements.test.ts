@@ -337,7 +337,7 @@ describe('pages: the look-up of a saved page’s embedders probes by key on its 
       await author.put(`/api/pages/${slug}`).send({ body: `${page.body}\n\nOne more line.`, baseVersion: page.version }).expect(200);
     });
     expect(statement.text).toMatch(/^WITH wanted AS/);
-    probesOnly(await planOf(t, statement, ['uuid', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'text', 'text']));
+    probesOnly(await planOf(t, statement, ['uuid', 'text[]', 'text[]', 'text[]', 'text[]', 'text[]', 'text', 'text', 'boolean']));
   });
 
   it('plans a created page’s links statement, which resolves others’ links and reads its embedders, with index probes too', async () => {
