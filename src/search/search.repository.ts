@@ -173,8 +173,9 @@ export class SearchRepository {
    * `OFFSET 0`: an index probe per query term (per candidate page and term for the exact scores), whatever the
    * estimates say.
    *
-   * Each hit's matched terms are gathered in the same pass that sums its score (two arrays, in no order: rounded and
-   * sorted here; an ordered aggregate sorted each hit's terms apart, in the database), and the total counts distinct
+   * Each hit's matched terms (`read.terms`; only a search that explains itself shows them) are gathered in the same
+   * pass that sums its score (two arrays, in no order: rounded and sorted here; an ordered aggregate sorted each hit's
+   * terms apart, in the database), and the total counts distinct
    * pages by hashing: a JSON aggregate per hit scanned every scored row again for each of the `limit` hits, and with
    * the sorted count was a sixth of the statement (bench/RESULTS.md, 2026-12-07). A term's document frequency is a
    * count by lexeme, and the total is read from the heads when they hold every page of every term: the statement no
@@ -188,6 +189,7 @@ export class SearchRepository {
     settings: LexicalRankerSettings = DEFAULT_LEXICAL_RANKER,
     expansions: readonly QueryExpansion[] = [],
     headSize = Math.max(300, 2 * limit),
+    read: { terms: boolean } = { terms: true },
   ): Promise<{ hits: LexicalHit[]; total: number }> {
     const filter = pageFilterSql(filters, 10);
     // With filters every matching page is a candidate, and each of its terms is probed; without, the candidates are
@@ -222,7 +224,7 @@ export class SearchRepository {
                      CROSS JOIN LATERAL (SELECT * FROM page_search_terms pt WHERE pt.page_id = k.page_id AND pt.lexeme = i.lexeme OFFSET 0) pt
                      CROSS JOIN corpus c
                WHERE i.df > $8::int AND NOT EXISTS (SELECT 1 FROM heads h WHERE h.page_id = k.page_id AND h.lexeme = i.lexeme))`;
-    const rows = await preparedQuery<{ pageId: string; score: number; lexemes: string[]; contributions: number[]; total: number }[]>(
+    const rows = await preparedQuery<{ pageId: string; score: number; lexemes: string[] | null; contributions: number[] | null; total: number }[]>(
       this.dataSource,
       `WITH terms AS MATERIALIZED (
               ${QUERY_TERMS('$1', '$9')}),
@@ -234,7 +236,8 @@ export class SearchRepository {
                 CROSS JOIN LATERAL (SELECT count(*) AS df FROM page_search_terms d WHERE d.lexeme = t.lexeme) df),
             ${ranking},
             scored AS (
-              SELECT page_id, sum(contribution) AS score, array_agg(lexeme) AS lexemes, array_agg(contribution::float8) AS contributions
+              SELECT page_id, sum(contribution) AS score,
+                     ${read.terms ? 'array_agg(lexeme) AS lexemes, array_agg(contribution::float8) AS contributions' : 'NULL::text[] AS lexemes, NULL::float8[] AS contributions'}
                 FROM per_term GROUP BY page_id
                ORDER BY score DESC, page_id LIMIT $3::int)
        SELECT s.page_id AS "pageId", s.score::float8 AS score, s.lexemes, s.contributions,
@@ -246,8 +249,8 @@ export class SearchRepository {
     const hits = rows.map((row): LexicalHit => ({
       pageId: row.pageId,
       score: row.score,
-      terms: row.lexemes
-        .map((term, i) => ({ term, contribution: Math.round(row.contributions[i] * 10_000) / 10_000 }))
+      terms: (row.lexemes ?? [])
+        .map((term, i) => ({ term, contribution: Math.round(row.contributions![i] * 10_000) / 10_000 }))
         .sort((a, b) => b.contribution - a.contribution),
     }));
     return { hits, total: rows[0]?.total ?? 0 };
@@ -368,7 +371,9 @@ export class SearchRepository {
    * subquery so that no plan depends on how many there are (src/db/prepared-query.ts), and drive the statement: each
    * id an index probe of page_links, each target a probe of pages (LATERAL, fenced with OFFSET 0). Written as a join
    * with `= ANY(…)`, its generic plan read every link and every page by a sequential scan in every search (2.7 of
-   * 3 ms at 1,000 pages, and growing with the wiki).
+   * 3 ms at 1,000 pages, and growing with the wiki). `holdsWords` is a probe per target and query term too: as a join
+   * of the terms with the target's rows, it was planned as a hash of every term of every target (a hit linking to a
+   * hundred pages read 12,000 rows: 8 of 9 ms).
    */
   linksFrom(pageIds: string[], filters: SearchFilters, words: string, expansions: readonly QueryExpansion[] = []): Promise<(PageLink & { holdsWords: boolean })[]> {
     if (pageIds.length === 0) return Promise.resolve([]);
@@ -383,7 +388,8 @@ export class SearchRepository {
                WHERE l.resolved_page_id <> l.from_page_id AND p.deleted_at IS NULL AND ${filter.sql})
        SELECT l.from_page_id AS "fromId", l.resolved_page_id AS "toId",
               (SELECT count(DISTINCT i.from_page_id) FROM page_links i WHERE i.resolved_page_id = l.resolved_page_id)::int AS inlinks,
-              EXISTS (SELECT 1 FROM terms t JOIN page_search_terms pt ON pt.lexeme = t.lexeme AND pt.page_id = l.resolved_page_id) AS "holdsWords"
+              EXISTS (SELECT 1 FROM terms t
+                       CROSS JOIN LATERAL (SELECT 1 FROM page_search_terms pt WHERE pt.page_id = l.resolved_page_id AND pt.lexeme = t.lexeme OFFSET 0) pt) AS "holdsWords"
          FROM links l`,
       [pageIds, words, JSON.stringify(expansions), ...filter.params],
     );

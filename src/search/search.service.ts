@@ -306,7 +306,7 @@ export class SearchService implements OnApplicationBootstrap {
     ];
     const lexicalRaw =
       weights.lexical > 0
-        ? await this.metrics.time(this.metrics.searchDuration, { list: 'lexical' }, () => this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansions))
+        ? await this.metrics.time(this.metrics.searchDuration, { list: 'lexical' }, () => this.repository.lexicalSearch(words, excluded, lexicalWindow, filters, undefined, expansions, undefined, { terms: options.explain === true }))
         : { hits: [], total: 0 };
     const named = namedBoost > 0 && weights.lexical > 0 ? await this.namedPages(understanding, excluded, filters, namesLive) : new Map<string, number>();
     let blended = blendNamed(lexicalRaw.hits, named, namedBoost);
