@@ -490,14 +490,17 @@ export class KgExtractionRepository {
 
   /**
    * The wiki's statistics of these words: in how many live pages each occurs, and its lower-case and capitalised
-   * counts summed over them; `pages` is the number of live pages; `own` whether this page has counts stored yet.
+   * counts summed over them; `pages` is the number of live pages (search's corpus count, a few rows of sums: counting
+   * the live pages read every page's row, a millisecond of each extraction at 1,000 pages); `own` whether this page
+   * has counts stored yet.
    */
   async termStats(pageId: string, terms: string[]): Promise<{ stats: TermStats; own: boolean }> {
     const rows: { term: string | null; pages: number; lower: number; capitalised: number; own: boolean; total: number }[] = await preparedQuery(
       this.dataSource,
-      `SELECT t.term, count(*)::int AS pages, sum(t.lower)::int AS lower, sum(t.capitalised)::int AS capitalised,
+      `WITH corpus AS MATERIALIZED (${SEARCH_CORPUS})
+       SELECT t.term, count(*)::int AS pages, sum(t.lower)::int AS lower, sum(t.capitalised)::int AS capitalised,
               EXISTS (SELECT 1 FROM kg_page_terms o WHERE o.page_id = $1) AS own,
-              (SELECT count(*) FROM pages WHERE deleted_at IS NULL)::int AS total
+              (SELECT c.n FROM corpus c)::int AS total
          FROM (SELECT 1) one LEFT JOIN kg_page_terms t ON t.term = ANY($2::text[])
         GROUP BY t.term`,
       [pageId, terms],
