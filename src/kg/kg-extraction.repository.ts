@@ -492,17 +492,23 @@ export class KgExtractionRepository {
    * The wiki's statistics of these words: in how many live pages each occurs, and its lower-case and capitalised
    * counts summed over them; `pages` is the number of live pages (search's corpus count, a few rows of sums: counting
    * the live pages read every page's row, a millisecond of each extraction at 1,000 pages); `own` whether this page
-   * has counts stored yet.
+   * has counts stored yet. Each word's rows are summed apart, from its range of the term index: one hash over the
+   * rows of all the words (16,000 for a page of 120 words at 1,000 pages) took twice as long.
    */
   async termStats(pageId: string, terms: string[]): Promise<{ stats: TermStats; own: boolean }> {
     const rows: { term: string | null; pages: number; lower: number; capitalised: number; own: boolean; total: number }[] = await preparedQuery(
       this.dataSource,
-      `WITH corpus AS MATERIALIZED (${SEARCH_CORPUS})
-       SELECT t.term, count(*)::int AS pages, sum(t.lower)::int AS lower, sum(t.capitalised)::int AS capitalised,
+      `WITH corpus AS MATERIALIZED (${SEARCH_CORPUS}),
+            stats AS (
+              SELECT w.term, s.pages, s.lower, s.capitalised FROM (SELECT DISTINCT u.term FROM unnest($2::text[]) AS u(term)) w
+               CROSS JOIN LATERAL (
+                 SELECT count(*)::int AS pages, sum(k.lower)::int AS lower, sum(k.capitalised)::int AS capitalised
+                   FROM kg_page_terms k WHERE k.term = w.term) s
+              WHERE s.pages > 0)
+       SELECT s.term, s.pages, s.lower, s.capitalised,
               EXISTS (SELECT 1 FROM kg_page_terms o WHERE o.page_id = $1) AS own,
               (SELECT c.n FROM corpus c)::int AS total
-         FROM (SELECT 1) one LEFT JOIN kg_page_terms t ON t.term = ANY($2::text[])
-        GROUP BY t.term`,
+         FROM (SELECT 1) one LEFT JOIN stats s ON true`,
       [pageId, terms],
     );
     const stats: TermStats = { pages: rows[0]?.total ?? 0, terms: {} };

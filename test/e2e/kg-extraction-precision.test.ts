@@ -3,6 +3,7 @@
 // statistics are kept with every save, and a related_to from mere co-occurrence needs pairs well above chance.
 import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KgExtractionRepository } from '../../src/kg/kg-extraction.repository.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { count, setPolicy, startWorker, waitForJobs } from './kg-test-helpers.js';
 
@@ -39,7 +40,19 @@ describe('what the built-in extractor proposes', () => {
       `SELECT sum(lower)::int AS lower, sum(capitalised)::int AS capitalised, count(*)::int AS pages FROM kg_page_terms WHERE term = 'folder'`,
     );
     expect(row).toEqual({ lower: 4, capitalised: 0, pages: 2 });
+    // What the extractor reads of them: each word's sums (once however often it is asked), none for a word no page
+    // has, and the number of live pages.
+    const repository = t.app.get(KgExtractionRepository);
+    const [{ id: harbour }] = await t.dataSource.query(`SELECT id FROM pages WHERE slug = 'harbour'`);
+    const live = async () => count(t, `SELECT count(*) FROM pages WHERE deleted_at IS NULL`);
+    const pagesBefore = await live();
+    expect(await repository.termStats(harbour, ['folder', 'folder', 'no-such-word-anywhere'])).toEqual({
+      stats: { pages: pagesBefore, terms: { folder: { pages: 2, lower: 4, capitalised: 0 } } },
+      own: true,
+    });
+    expect(await repository.termStats(harbour, [])).toEqual({ stats: { pages: pagesBefore, terms: {} }, own: true });
     await admin.post('/api/pages').send({ title: 'Scratch', body: 'A folder here.' }).expect(201);
+    expect((await repository.termStats(harbour, ['folder'])).stats).toEqual({ pages: pagesBefore + 1, terms: { folder: { pages: 3, lower: 5, capitalised: 0 } } });
     expect(await count(t, `SELECT count(*) FROM kg_page_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'scratch'`)).toBeGreaterThan(0);
     // An edit writes only the words whose counts changed: the others keep their row as it was, not even locked.
     const words = async () =>
@@ -55,6 +68,7 @@ describe('what the built-in extractor proposes', () => {
     expect((await words()).folder).toBeUndefined();
     await admin.delete('/api/pages/scratch').expect(204);
     expect(await count(t, `SELECT count(*) FROM kg_page_terms t JOIN pages p ON p.id = t.page_id WHERE p.slug = 'scratch'`)).toBe(0);
+    expect((await repository.termStats(harbour, ['folder', 'lanterns'])).stats).toEqual({ pages: pagesBefore, terms: { folder: { pages: 2, lower: 4, capitalised: 0 } } });
   });
 
   it('never proposes an attachment, a how-to title or a file name', async () => {
