@@ -6,6 +6,8 @@
 //
 //   node bench/kind-cost.mjs --kind save [--requests 300] [--clients 4] [--rounds 2] [--cluster excluded|included]
 //                            [--app-root <built copy>] [--profile <dir>] [--wal] [--plans]
+//   node bench/kind-cost.mjs --kind get --path '/search?q=getting%20started'   (one anonymous GET, the same each time:
+//                            `/health` is what every request costs before its route does anything)
 //
 // Prints one line per round (after one warm-up round): wall time, milliseconds of CPU per request for the web
 // process, the worker and PostgreSQL, WAL bytes per request and the page-link rows written per request. The bench
@@ -25,6 +27,7 @@ const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const { values: opt } = parseArgs({
   options: {
     kind: { type: 'string', default: 'save' },
+    path: { type: 'string' },
     requests: { type: 'string', default: '300' },
     clients: { type: 'string', default: '4' },
     rounds: { type: 'string', default: '2' },
@@ -36,7 +39,8 @@ const { values: opt } = parseArgs({
     plans: { type: 'boolean', default: false },
   },
 });
-if (!['save', 'search', 'view'].includes(opt.kind)) throw new Error(`--kind must be save, search or view (got ${opt.kind})`);
+if (!['save', 'search', 'view', 'get'].includes(opt.kind)) throw new Error(`--kind must be save, search, view or get (got ${opt.kind})`);
+if ((opt.kind === 'get') !== (opt.path !== undefined)) throw new Error('--path goes with --kind get, and --kind get needs a --path');
 if (!['excluded', 'included'].includes(opt.cluster)) throw new Error(`--cluster must be excluded or included (got ${opt.cluster})`);
 const [REQUESTS, CLIENTS, ROUNDS] = [Number(opt.requests), Number(opt.clients), Number(opt.rounds)];
 /** The cluster the mixed load includes in the knowledge graph (bench/run.mjs). */
@@ -108,6 +112,9 @@ async function one(client, i) {
     });
     const saved = await response.json();
     if (response.status === 200) Object.assign(page, { version: saved.version, body });
+  } else if (opt.kind === 'get') {
+    response = await fetch(`${base}${opt.path}`);
+    await response.arrayBuffer();
   } else if (opt.kind === 'search') {
     response = await fetch(`${base}/search?q=${encodeURIComponent(queries[(client * 37 + i) % queries.length])}`);
     await response.arrayBuffer();
