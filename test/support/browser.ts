@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type APIResponse, type BrowserContext, type Page, type Route } from 'playwright-core';
 import { ARTIFACTS_DIR } from './database.js';
 
 // Browser tests run Debian's chromium (apt-get install chromium) through playwright-core; no browser is ever downloaded.
@@ -38,6 +38,22 @@ export interface TestBrowser {
 }
 
 /**
+ * The app's answer to an intercepted request. The test process's own HTTP client keeps connections alive, and the
+ * server closes one that has been idle for its keep-alive timeout: a request sent on it at that moment fails with
+ * ECONNRESET before the server read it. A GET or HEAD is then sent once more; anything else fails (it is not sent
+ * twice), and so does a second reset. Unanswered, the page's load never ended and the test timed out after 20 s.
+ */
+async function fetchOnce(route: Route): Promise<APIResponse> {
+  try {
+    return await route.fetch({ maxRedirects: 0 });
+  } catch (error) {
+    const method = route.request().method();
+    if (!/ECONNRESET|socket hang up/.test(String(error)) || (method !== 'GET' && method !== 'HEAD')) throw error;
+    return route.fetch({ maxRedirects: 0 });
+  }
+}
+
+/**
  * A fresh headless chromium profile. With `strictCspFor` (the app's base URL), every response from the app is
  * served under STRICT_CSP, and each page's CSP violations and script errors are collected.
  */
@@ -54,7 +70,8 @@ export async function launchBrowser(options: { strictCspFor?: string; viewport?:
   const pageErrors: string[] = [];
   if (options.strictCspFor) {
     await context.route(`${options.strictCspFor}/**`, async (route) => {
-      const response = await route.fetch({ maxRedirects: 0 });
+      const response = await fetchOnce(route).catch((error: unknown) => error as Error);
+      if (response instanceof Error) return route.abort('failed');
       await route.fulfill({ response, headers: { ...response.headers(), 'content-security-policy': STRICT_CSP } });
     });
     const watch = (page: Page) => {
